@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pollfs: signals, high-resolution timers, futex waits and AIO completion
+ * rings as pollable file descriptors with record-based read and write.
+ *
+ * Objects are created by ioctls on /dev/pollfs; each ioctl returns the new
+ * object's file descriptor.  See pollfs(7).
+ */
+#ifndef _UAPI_LINUX_POLLFS_H
+#define _UAPI_LINUX_POLLFS_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <linux/time_types.h>
+
+/*
+ * Creation flags.  They equal the architecture's O_NONBLOCK and O_CLOEXEC,
+ * spelled out here because <linux/fcntl.h> clashes with glibc's <fcntl.h>.
+ */
+#if defined(__alpha__)
+#define POLLFS_NONBLOCK		00000004
+#define POLLFS_CLOEXEC		010000000
+#elif defined(__hppa__)
+#define POLLFS_NONBLOCK		000200000
+#define POLLFS_CLOEXEC		010000000
+#elif defined(__mips__)
+#define POLLFS_NONBLOCK		0x0080
+#define POLLFS_CLOEXEC		02000000
+#elif defined(__sparc__)
+#define POLLFS_NONBLOCK		0x4000
+#define POLLFS_CLOEXEC		0x400000
+#else
+#define POLLFS_NONBLOCK		00004000
+#define POLLFS_CLOEXEC		02000000
+#endif
+
+/* Argument of POLLFS_IOC_TIMER and POLLFS_IOC_FUTEX. */
+struct pollfs_open {
+	__u32 flags;		/* POLLFS_NONBLOCK | POLLFS_CLOEXEC */
+	__u32 reserved;		/* must be zero */
+};
+
+/* Argument of POLLFS_IOC_SIGNAL. */
+struct pollfs_signal_open {
+	__u64 mask;		/* bit (signo - 1) selects signal signo */
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* Argument of POLLFS_IOC_AIO. */
+struct pollfs_aio_open {
+	__u64 ctx;		/* aio_context_t from io_setup(2) */
+	__u32 flags;
+	__u32 reserved;
+};
+
+#define POLLFS_IOC_MAGIC	0xB8
+#define POLLFS_IOC_SIGNAL	_IOW(POLLFS_IOC_MAGIC, 1, struct pollfs_signal_open)
+#define POLLFS_IOC_TIMER	_IOW(POLLFS_IOC_MAGIC, 2, struct pollfs_open)
+#define POLLFS_IOC_FUTEX	_IOW(POLLFS_IOC_MAGIC, 3, struct pollfs_open)
+#define POLLFS_IOC_AIO		_IOW(POLLFS_IOC_MAGIC, 4, struct pollfs_aio_open)
+
+/*
+ * Signal object: read one record per dequeued signal, write a new __u64
+ * mask.  The layout and meaning are those of struct signalfd_siginfo.
+ */
+struct pollfs_siginfo {
+	__u32 psi_signo;
+	__s32 psi_errno;
+	__s32 psi_code;
+	__u32 psi_pid;
+	__u32 psi_uid;
+	__s32 psi_fd;
+	__u32 psi_tid;
+	__u32 psi_band;
+	__u32 psi_overrun;
+	__u32 psi_trapno;
+	__s32 psi_status;
+	__s32 psi_int;
+	__u64 psi_ptr;
+	__u64 psi_utime;
+	__u64 psi_stime;
+	__u64 psi_addr;
+	__u16 psi_addr_lsb;
+	__u16 __pad2;
+	__s32 psi_syscall;
+	__u64 psi_call_addr;
+	__u32 psi_arch;
+	__u8 __pad[28];
+};
+
+/* Timer object: write a spec to arm or disarm, read expiration events. */
+#define POLLFS_TIMER_ABSTIME	0x1
+
+struct pollfs_timer_spec {
+	__s32 clockid;		/* CLOCK_REALTIME, _MONOTONIC, _BOOTTIME,
+				 * _REALTIME_ALARM or _BOOTTIME_ALARM */
+	__u32 flags;		/* POLLFS_TIMER_ABSTIME */
+	struct __kernel_timespec value;		/* first expiry; 0 disarms */
+	struct __kernel_timespec interval;	/* period; 0 is one-shot */
+};
+
+struct pollfs_timer_event {
+	__u64 expirations;	/* since the previous read, >= 1 */
+	struct __kernel_timespec remaining;	/* to the next expiry */
+	struct __kernel_timespec interval;
+};
+
+/*
+ * Futex object: write one record to wait on a futex word, or 2 to
+ * POLLFS_FUTEX_WAITV_MAX records to wait on any of them; read the
+ * record(s) that were woken.
+ */
+#define POLLFS_FUTEX_SHARED	0x1
+#define POLLFS_FUTEX_WAITV_MAX	128
+
+struct pollfs_futex_event {
+	__u64 addr;		/* user address of a 4-byte aligned __u32 */
+	__u32 val;		/* expected value */
+	__u32 flags;		/* POLLFS_FUTEX_SHARED, or 0 for private */
+};
+
+/* AIO object: read how many completions the ring holds, unreaped. */
+struct pollfs_aio_event {
+	__u64 ctx;
+	__u64 available;
+};
+
+#endif /* _UAPI_LINUX_POLLFS_H */

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pollfs pseudo filesystem and the record I/O common to every object.
+ *
+ * Each object is a file on an internal mount of "pollfs".  The mount and
+ * the one inode all object files share exist only while something uses
+ * them (an open /dev/pollfs handle or a live object): the superblock
+ * holds a reference on this module, so the module cannot go away while
+ * the last file is still being torn down, and once everything is closed
+ * nothing of pollfs remains and rmmod succeeds.
+ */
+
+#include <linux/file.h>
+#include <linux/fs_context.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
+#include <linux/uaccess.h>
+#include <linux/pollfs.h>
+
+#include "core.h"
+
+#define POLLFS_MAGIC	0x706f6c6c	/* "poll" */
+
+static DEFINE_MUTEX(pollfs_mount_lock);
+static atomic_t pollfs_mount_users = ATOMIC_INIT(0);
+static struct vfsmount *pollfs_mnt;
+static struct inode *pollfs_inode;
+
+static char *pollfs_dname(struct dentry *dentry, char *buffer, int buflen)
+{
+	char name[32];
+	int len;
+
+	len = snprintf(name, sizeof(name), "pollfs:%s",
+		       dentry->d_name.name) + 1;
+	if (len > sizeof(name) || len > buflen)
+		return ERR_PTR(-ENAMETOOLONG);
+	return memcpy(buffer + buflen - len, name, len);
+}
+
+static const struct dentry_operations pollfs_dentry_ops = {
+	.d_dname	= pollfs_dname,
+};
+
+static int pollfs_init_fs_context(struct fs_context *fc)
+{
+	struct pseudo_fs_context *ctx = init_pseudo(fc, POLLFS_MAGIC);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->dops = &pollfs_dentry_ops;
+	return 0;
+}
+
+static struct file_system_type pollfs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "pollfs",
+	.init_fs_context	= pollfs_init_fs_context,
+	.kill_sb		= kill_anon_super,
+};
+
+/*
+ * Take a use of the internal mount, mounting it on first use.  Users that
+ * find it mounted only bump the count; the mutex serializes the first and
+ * the last user against each other.
+ */
+int pollfs_fs_pin(void)
+{
+	struct vfsmount *mnt;
+	struct inode *inode;
+	int err = 0;
+
+	if (atomic_inc_not_zero(&pollfs_mount_users))
+		return 0;
+
+	mutex_lock(&pollfs_mount_lock);
+	if (!atomic_read(&pollfs_mount_users)) {
+		mnt = kern_mount(&pollfs_fs_type);
+		if (IS_ERR(mnt)) {
+			err = PTR_ERR(mnt);
+			goto out;
+		}
+		inode = alloc_anon_inode(mnt->mnt_sb);
+		if (IS_ERR(inode)) {
+			kern_unmount(mnt);
+			err = PTR_ERR(inode);
+			goto out;
+		}
+		pollfs_mnt = mnt;
+		pollfs_inode = inode;
+	}
+	atomic_inc(&pollfs_mount_users);
+out:
+	mutex_unlock(&pollfs_mount_lock);
+	return err;
+}
+
+/*
+ * Drop a use.  The last one unmounts; files still being torn down keep
+ * their own references to the mount and the inode until __fput ends.
+ */
+void pollfs_fs_unpin(void)
+{
+	if (!atomic_dec_and_mutex_lock(&pollfs_mount_users, &pollfs_mount_lock))
+		return;
+	iput(pollfs_inode);
+	kern_unmount(pollfs_mnt);
+	pollfs_inode = NULL;
+	pollfs_mnt = NULL;
+	mutex_unlock(&pollfs_mount_lock);
+}
+
+static __poll_t pollfs_ready(struct pollfs_object *obj)
+{
+	return obj->kind->poll(obj) & (EPOLLIN | EPOLLHUP | EPOLLERR);
+}
+
+static ssize_t pollfs_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct pollfs_object *obj = file->private_data;
+	const struct pollfs_kind *kind = obj->kind;
+	size_t size = kind->read_size;
+	size_t nrec = count / size;
+	size_t done = 0;
+	u8 rec[POLLFS_RECORD_MAX];
+	int ret;
+
+	if (!nrec)
+		return -EINVAL;
+	if (kind->read_max && nrec > kind->read_max)
+		nrec = kind->read_max;
+
+	while (done < nrec) {
+		ret = kind->read(obj, rec);
+		if (ret == -EAGAIN && !done && !(file->f_flags & O_NONBLOCK)) {
+			ret = wait_event_interruptible(*kind->waitq(obj),
+						       pollfs_ready(obj));
+			if (ret)
+				break;
+			continue;
+		}
+		if (ret <= 0)
+			break;
+		/*
+		 * Like signalfd and timerfd, a record popped into a buffer
+		 * that faults is lost: the caller passed memory it cannot
+		 * write.
+		 */
+		if (copy_to_user(buf + done * size, rec, size)) {
+			ret = -EFAULT;
+			break;
+		}
+		done++;
+	}
+	return done ? done * size : ret;
+}
+
+static ssize_t pollfs_write(struct file *file, const char __user *buf,
+			    size_t count, loff_t *ppos)
+{
+	struct pollfs_object *obj = file->private_data;
+	const struct pollfs_kind *kind = obj->kind;
+	ssize_t ret;
+
+	if (!kind->write_size || count < kind->write_size)
+		return -EINVAL;
+	ret = kind->write(obj, buf, count / kind->write_size);
+	return ret < 0 ? ret : ret * kind->write_size;
+}
+
+/* Apply records one by one, in order, until one fails. */
+ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
+			  size_t nrec, size_t size,
+			  int (*apply)(struct pollfs_object *obj,
+				       const void *rec))
+{
+	u8 rec[POLLFS_RECORD_MAX];
+	size_t done;
+	int ret = 0;
+
+	for (done = 0; done < nrec; done++) {
+		if (copy_from_user(rec, buf + done * size, size)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = apply(obj, rec);
+		if (ret)
+			break;
+	}
+	return done ? done : ret;
+}
+
+static __poll_t pollfs_poll(struct file *file, poll_table *pt)
+{
+	struct pollfs_object *obj = file->private_data;
+
+	poll_wait(file, obj->kind->waitq(obj), pt);
+	return obj->kind->poll(obj);
+}
+
+static int pollfs_release(struct inode *inode, struct file *file)
+{
+	struct pollfs_object *obj = file->private_data;
+
+	obj->kind->release(obj);
+	pollfs_fs_unpin();
+	return 0;
+}
+
+static void pollfs_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct pollfs_object *obj = file->private_data;
+
+	if (obj->kind->show_fdinfo)
+		obj->kind->show_fdinfo(m, obj);
+}
+
+static const struct file_operations pollfs_fops = {
+	.owner		= THIS_MODULE,
+	.read		= pollfs_read,
+	.write		= pollfs_write,
+	.poll		= pollfs_poll,
+	.release	= pollfs_release,
+	.llseek		= no_llseek,
+	.show_fdinfo	= pollfs_show_fdinfo,
+};
+
+int pollfs_check_flags(u32 flags, u32 reserved)
+{
+	BUILD_BUG_ON(POLLFS_NONBLOCK != O_NONBLOCK);
+	BUILD_BUG_ON(POLLFS_CLOEXEC != O_CLOEXEC);
+
+	if (reserved || (flags & ~(POLLFS_NONBLOCK | POLLFS_CLOEXEC)))
+		return -EINVAL;
+	return 0;
+}
+
+int pollfs_get_open_flags(const void __user *arg, u32 *flags)
+{
+	struct pollfs_open args;
+
+	if (copy_from_user(&args, arg, sizeof(args)))
+		return -EFAULT;
+	*flags = args.flags;
+	return pollfs_check_flags(args.flags, args.reserved);
+}
+
+/**
+ * pollfs_install - give a new object a file and a descriptor
+ * @obj:	the object, fully initialised
+ * @kind:	its kind
+ * @flags:	POLLFS_NONBLOCK and POLLFS_CLOEXEC, already checked
+ *
+ * Returns the new descriptor; from then on the file owns @obj and frees
+ * it through @kind->release.  On error the caller still owns @obj.
+ */
+int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
+		   u32 flags)
+{
+	struct file *file;
+	int fd, err;
+
+	obj->kind = kind;
+	err = pollfs_fs_pin();
+	if (err)
+		return err;
+
+	fd = get_unused_fd_flags(flags & O_CLOEXEC);
+	if (fd < 0) {
+		err = fd;
+		goto unpin;
+	}
+
+	ihold(pollfs_inode);
+	file = alloc_file_pseudo(pollfs_inode, pollfs_mnt, kind->name,
+				 O_RDWR | (flags & O_NONBLOCK), &pollfs_fops);
+	if (IS_ERR(file)) {
+		iput(pollfs_inode);
+		err = PTR_ERR(file);
+		goto put_fd;
+	}
+	/* Paired with the fops_put() in __fput(). */
+	__module_get(THIS_MODULE);
+	file->private_data = obj;
+	fd_install(fd, file);
+	return fd;
+
+put_fd:
+	put_unused_fd(fd);
+unpin:
+	pollfs_fs_unpin();
+	return err;
+}
+
+int pollfs_fs_init(void)
+{
+	return register_filesystem(&pollfs_fs_type);
+}
+
+void pollfs_fs_exit(void)
+{
+	WARN_ON(atomic_read(&pollfs_mount_users));
+	unregister_filesystem(&pollfs_fs_type);
+}

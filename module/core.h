@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pollfs core: the pseudo filesystem, record I/O and the object
+ * kinds that plug into it.  The core knows no kind's details; each kind
+ * lives in a file of its own and talks to the core only through
+ * struct pollfs_kind.
+ */
+#ifndef _POLLFS_CORE_H
+#define _POLLFS_CORE_H
+
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/seq_file.h>
+#include <linux/wait.h>
+
+struct pollfs_object;
+
+/**
+ * struct pollfs_kind - what makes a file a timer, a signal set, ...
+ * @name:	dentry name, shown as pollfs:@name in /proc/PID/fd
+ * @read_size:	size of one record read
+ * @read_max:	records one read() returns at most, 0 for no limit
+ * @write_size:	size of one record written, 0 if writes are refused
+ * @read:	pop one record into @rec without sleeping: 1 when it did,
+ *		0 at end of file, -EAGAIN when nothing is ready, else -errno
+ * @write:	apply @nrec records from user memory: the number applied
+ *		(at least 1) or -errno
+ * @poll:	readiness now, without waiting
+ * @waitq:	the queue woken whenever @poll may have changed
+ * @show_fdinfo: state shown in /proc/PID/fdinfo (optional)
+ * @release:	free the object; called once, when its file goes away
+ */
+struct pollfs_kind {
+	const char *name;
+	size_t read_size;
+	unsigned int read_max;
+	size_t write_size;
+	int (*read)(struct pollfs_object *obj, void *rec);
+	ssize_t (*write)(struct pollfs_object *obj, const char __user *buf,
+			 size_t nrec);
+	__poll_t (*poll)(struct pollfs_object *obj);
+	wait_queue_head_t *(*waitq)(struct pollfs_object *obj);
+	void (*show_fdinfo)(struct seq_file *m, struct pollfs_object *obj);
+	void (*release)(struct pollfs_object *obj);
+};
+
+/* Embedded first in every kind's context. */
+struct pollfs_object {
+	const struct pollfs_kind *kind;
+};
+
+/* The largest record of any kind; the core bounces records through it. */
+#define POLLFS_RECORD_MAX	128
+
+int pollfs_fs_init(void);
+void pollfs_fs_exit(void);
+int pollfs_fs_pin(void);
+void pollfs_fs_unpin(void);
+
+int pollfs_check_flags(u32 flags, u32 reserved);
+int pollfs_get_open_flags(const void __user *arg, u32 *flags);
+int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
+		   u32 flags);
+ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
+			  size_t nrec, size_t size,
+			  int (*apply)(struct pollfs_object *obj,
+				       const void *rec));
+
+void *pollfs_ksym(const char *name);
+int pollfs_ksyms_init(void);
+
+int pollfs_timer_init(void);
+void pollfs_timer_exit(void);
+int pollfs_timer_create(const void __user *arg);
+
+int pollfs_futex_init(void);
+void pollfs_futex_exit(void);
+int pollfs_futex_create(const void __user *arg);
+
+#endif /* _POLLFS_CORE_H */

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The futex object: a futex wait that poll and epoll can watch.
+ *
+ * An armed object is a waiter in the kernel's own futex hash queue, one
+ * struct futex_q per armed record, queued with the kernel's own helpers
+ * exactly as FUTEX_WAIT queues a sleeping task: the value is read under
+ * the hash-bucket lock, so no FUTEX_WAKE can fall between check and
+ * queue (FUTEX_FD's race), and every wake operation (WAKE, WAKE_BITSET,
+ * WAKE_OP, REQUEUE, CMP_REQUEUE) counts it as the waiter it is.
+ *
+ * The futex core is not exported: its functions are found by name at
+ * load time (ksyms.c), the futex_q layout comes from the target kernel's
+ * BTF (generated/btf.h), and the wake is observed by a kprobe on
+ * futex_wake_mark(), the one function every non-PI wake path calls, for
+ * each waiter it wakes, with the hash-bucket lock held.
+ *
+ * The protocol, and why each step is safe:
+ *  - A queued futex_q names the task to wake.  Ours names the idle task
+ *    of CPU 0 (init_task): it is always TASK_RUNNING, so the
+ *    wake_up_process() that futex_wake_mark() queues for it is a no-op,
+ *    and no user task ever is init_task, so the kprobe can tell our
+ *    waiters from all others by that pointer alone.  __futex_queue()
+ *    sets q->task = current; it is overwritten before the bucket lock is
+ *    dropped, so no waker ever sees the writer there.
+ *  - The kprobe runs before futex_wake_mark()'s body, still under the
+ *    bucket lock.  It marks the record woken and wakes pollers then, not
+ *    after: a woken poller that reads must call futex_unqueue(), which
+ *    takes the same bucket lock if q->lock_ptr is still set, and so
+ *    waits for the waker to finish (the lock_ptr protocol of
+ *    kernel/futex/core.c).  Readiness is our flag, never "lock_ptr is
+ *    NULL", which would be false until the body has run.
+ *  - The object cannot be freed under the kprobe: release calls
+ *    futex_unqueue() on every queued futex_q, which returns only once no
+ *    waker holds the bucket lock over it.
+ *  - A private futex key names the writer's mm_struct by address.  The
+ *    object holds a reference on it (mmgrab) while armed, so the address
+ *    cannot be reused by another process whose wakes would then match a
+ *    stale waiter.  Shared keys name an inode sequence number or an
+ *    mm, and hold no references either, as for FUTEX_WAIT.
+ */
+
+#include <linux/futex.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/pollfs.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "core.h"
+#include "generated/btf.h"
+
+struct futex_q;
+struct futex_hash_bucket;
+
+static struct {
+	int (*get_key)(u32 __user *uaddr, bool fshared, union futex_key *key,
+		       int rw);
+	struct futex_hash_bucket *(*q_lock)(struct futex_q *q);
+	void (*q_unlock)(struct futex_hash_bucket *hb);
+	int (*get_value_locked)(u32 *dest, u32 __user *from);
+	void (*queue)(struct futex_q *q, struct futex_hash_bucket *hb);
+	int (*unqueue)(struct futex_q *q);
+	const void *q_init;
+} kfutex;
+
+/* get_futex_key()'s enum futex_access */
+#define POLLFS_FUTEX_READ	0
+
+/* One armed record: the kernel's futex_q and what it was armed with. */
+struct pollfs_futex_wait {
+	u8 q[FUTEX_Q_SIZE] __aligned(sizeof(void *));
+	struct pollfs_futex *owner;
+	struct pollfs_futex_event ev;
+	bool queued;		/* futex_unqueue() still owed */
+	bool woken;		/* set by the wake hook under the bucket lock */
+};
+
+enum pollfs_futex_state {
+	POLLFS_FUTEX_UNARMED,
+	POLLFS_FUTEX_ARMED,	/* waits queued; @fired once one was woken */
+	POLLFS_FUTEX_PENDING,	/* disarmed, woken records left to read */
+};
+
+struct pollfs_futex {
+	struct pollfs_object obj;
+	wait_queue_head_t wqh;	/* its lock guards @state and @fired */
+	enum pollfs_futex_state state;
+	bool fired;
+	struct mutex lock;	/* serializes write, read and release */
+	struct mm_struct *mm;	/* the writer's, held while armed */
+	unsigned int nr;	/* records in @waits armed by the last write */
+	unsigned int nr_pending;
+	unsigned int capacity;
+	struct pollfs_futex_wait *waits;
+	struct pollfs_futex_wait one;
+};
+
+static struct kmem_cache *pollfs_futex_cache;
+
+static struct pollfs_futex *to_futex(struct pollfs_object *obj)
+{
+	return container_of(obj, struct pollfs_futex, obj);
+}
+
+static struct futex_q *wait_q(struct pollfs_futex_wait *w)
+{
+	return (struct futex_q *)w->q;
+}
+
+static struct task_struct **q_task(void *q)
+{
+	return q + FUTEX_Q_TASK;
+}
+
+static spinlock_t *q_lock_ptr(void *q)
+{
+	return *(spinlock_t **)(q + FUTEX_Q_LOCK_PTR);
+}
+
+static union futex_key *q_key(void *q)
+{
+	return q + FUTEX_Q_KEY;
+}
+
+static u32 __user *wait_uaddr(struct pollfs_futex_wait *w)
+{
+	return u64_to_user_ptr(w->ev.addr);
+}
+
+static void pollfs_futex_set_state(struct pollfs_futex *f,
+				   enum pollfs_futex_state state)
+{
+	spin_lock_irq(&f->wqh.lock);
+	f->state = state;
+	f->fired = false;
+	spin_unlock_irq(&f->wqh.lock);
+}
+
+/*
+ * kprobe pre-handler of futex_wake_mark(wake_q, q): runs with the hash
+ * bucket lock of @q held, before @q is unqueued.
+ */
+static int pollfs_futex_wake_hook(struct kprobe *kp, struct pt_regs *regs)
+{
+	void *q = (void *)regs_get_kernel_argument(regs, 1);
+	struct pollfs_futex_wait *w = q;
+	struct pollfs_futex *f;
+	unsigned long flags;
+
+	if (READ_ONCE(*q_task(q)) != &init_task)
+		return 0;
+	f = w->owner;
+	w->woken = true;
+	spin_lock_irqsave(&f->wqh.lock, flags);
+	f->fired = true;
+	wake_up_locked_poll(&f->wqh, EPOLLIN);
+	spin_unlock_irqrestore(&f->wqh.lock, flags);
+	return 0;
+}
+
+static struct kprobe pollfs_futex_kprobe = {
+	.symbol_name	= "futex_wake_mark",
+	.pre_handler	= pollfs_futex_wake_hook,
+};
+
+/*
+ * Take @w off its hash chain if a waker has not already.  A futex_q whose
+ * lock_ptr was cleared was woken even if the hook did not see it (a
+ * kprobe can be missed), so that, not our flag, decides.
+ */
+static void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
+{
+	if (!w->queued)
+		return;
+	w->queued = false;
+	if (!kfutex.unqueue(wait_q(w))) {
+		/* Pairs with the release store of NULL to lock_ptr. */
+		smp_rmb();
+		w->woken = true;
+	}
+}
+
+/* Drop every queued wait, keeping the woken records.  Mutex held. */
+static void pollfs_futex_disarm(struct pollfs_futex *f)
+{
+	unsigned int i;
+
+	f->nr_pending = 0;
+	for (i = 0; i < f->nr; i++) {
+		pollfs_futex_unqueue(&f->waits[i]);
+		f->nr_pending += f->waits[i].woken;
+	}
+	mmdrop(f->mm);
+	f->mm = NULL;
+	pollfs_futex_set_state(f, f->nr_pending ? POLLFS_FUTEX_PENDING :
+						  POLLFS_FUTEX_UNARMED);
+}
+
+/*
+ * Queue a wait for each of the @f->nr records, if every futex word still
+ * holds its expected value, as futex_waitv() does: keys first (that may
+ * fault and sleep), then each value read and the futex_q queued under
+ * its bucket lock, one bucket at a time.  A mismatch unqueues what was
+ * queued, unless a wake already took one of them: then the wait has
+ * happened and the write succeeds with the object readable.  Mutex held;
+ * the state is ARMED throughout, so a wake during the loop is seen.
+ */
+static int pollfs_futex_queue_all(struct pollfs_futex *f)
+{
+	struct futex_hash_bucket *hb;
+	struct pollfs_futex_wait *w;
+	unsigned int i, j;
+	bool woken;
+	u32 uval;
+	int ret;
+
+retry:
+	for (i = 0; i < f->nr; i++) {
+		w = &f->waits[i];
+		memcpy(w->q, kfutex.q_init, FUTEX_Q_SIZE);
+		w->owner = f;
+		w->queued = false;
+		w->woken = false;
+		ret = kfutex.get_key(wait_uaddr(w),
+				     w->ev.flags & POLLFS_FUTEX_SHARED,
+				     q_key(w->q), POLLFS_FUTEX_READ);
+		if (ret)
+			return ret;
+	}
+
+	for (i = 0; i < f->nr; i++) {
+		w = &f->waits[i];
+		hb = kfutex.q_lock(wait_q(w));
+		ret = kfutex.get_value_locked(&uval, wait_uaddr(w));
+		if (!ret && uval == w->ev.val) {
+			kfutex.queue(wait_q(w), hb);
+			WRITE_ONCE(*q_task(w->q), &init_task);
+			w->queued = true;
+			spin_unlock(q_lock_ptr(w->q));
+			continue;
+		}
+		kfutex.q_unlock(hb);
+
+		woken = false;
+		for (j = 0; j < i; j++) {
+			pollfs_futex_unqueue(&f->waits[j]);
+			woken |= f->waits[j].woken;
+		}
+		if (woken)
+			return 0;
+		if (!ret)
+			return -EAGAIN;
+		/* The page was not present: fault it in unlocked, retry. */
+		if (get_user(uval, wait_uaddr(w)))
+			return -EFAULT;
+		goto retry;
+	}
+	return 0;
+}
+
+static int pollfs_futex_reserve(struct pollfs_futex *f, unsigned int nr)
+{
+	struct pollfs_futex_wait *waits;
+
+	if (nr <= f->capacity)
+		return 0;
+	waits = kvmalloc_array(nr, sizeof(*waits), GFP_KERNEL_ACCOUNT);
+	if (!waits)
+		return -ENOMEM;
+	if (f->waits != &f->one)
+		kvfree(f->waits);
+	f->waits = waits;
+	f->capacity = nr;
+	return 0;
+}
+
+static int pollfs_futex_arm(struct pollfs_futex *f, const char __user *buf,
+			    unsigned int nr)
+{
+	struct pollfs_futex_wait *w;
+	unsigned int i;
+	int ret;
+
+	ret = pollfs_futex_reserve(f, nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		w = &f->waits[i];
+		if (copy_from_user(&w->ev, buf + i * sizeof(w->ev),
+				   sizeof(w->ev)))
+			return -EFAULT;
+		if (w->ev.flags & ~POLLFS_FUTEX_SHARED ||
+		    w->ev.addr % sizeof(u32))
+			return -EINVAL;
+	}
+
+	f->nr = nr;
+	f->mm = current->mm;
+	mmgrab(f->mm);
+	pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
+	ret = pollfs_futex_queue_all(f);
+	if (ret) {
+		f->nr = 0;
+		mmdrop(f->mm);
+		f->mm = NULL;
+		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+	}
+	return ret;
+}
+
+/*
+ * Every write replaces the previous wait, armed or woken and unread; a
+ * write that fails leaves the object unarmed.
+ */
+static ssize_t pollfs_futex_write(struct pollfs_object *obj,
+				  const char __user *buf, size_t nrec)
+{
+	struct pollfs_futex *f = to_futex(obj);
+	int ret;
+
+	if (nrec > POLLFS_FUTEX_WAITV_MAX)
+		return -EINVAL;
+	if (!current->mm)
+		return -EFAULT;
+
+	mutex_lock(&f->lock);
+	if (f->state == POLLFS_FUTEX_ARMED)
+		pollfs_futex_disarm(f);
+	f->nr = 0;
+	f->nr_pending = 0;
+	pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+	ret = pollfs_futex_arm(f, buf, nrec);
+	mutex_unlock(&f->lock);
+	return ret ? ret : nrec;
+}
+
+static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
+{
+	struct pollfs_futex *f = to_futex(obj);
+	struct pollfs_futex_wait *w;
+	unsigned int i;
+	int ret = -EINVAL;
+
+	mutex_lock(&f->lock);
+	if (f->state == POLLFS_FUTEX_ARMED) {
+		if (!READ_ONCE(f->fired)) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		pollfs_futex_disarm(f);
+	}
+	if (f->state != POLLFS_FUTEX_PENDING)
+		goto out;
+
+	for (i = 0; i < f->nr; i++) {
+		w = &f->waits[i];
+		if (!w->woken)
+			continue;
+		w->woken = false;
+		memcpy(rec, &w->ev, sizeof(w->ev));
+		if (!--f->nr_pending) {
+			f->nr = 0;
+			pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+		}
+		ret = 1;
+		break;
+	}
+out:
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+static __poll_t pollfs_futex_poll(struct pollfs_object *obj)
+{
+	struct pollfs_futex *f = to_futex(obj);
+	__poll_t events = 0;
+
+	spin_lock_irq(&f->wqh.lock);
+	if (f->state == POLLFS_FUTEX_PENDING ||
+	    (f->state == POLLFS_FUTEX_ARMED && f->fired))
+		events = EPOLLIN;
+	spin_unlock_irq(&f->wqh.lock);
+	return events;
+}
+
+static wait_queue_head_t *pollfs_futex_waitq(struct pollfs_object *obj)
+{
+	return &to_futex(obj)->wqh;
+}
+
+static void pollfs_futex_show_fdinfo(struct seq_file *m,
+				     struct pollfs_object *obj)
+{
+	static const char * const states[] = {
+		[POLLFS_FUTEX_UNARMED]	= "unarmed",
+		[POLLFS_FUTEX_ARMED]	= "armed",
+		[POLLFS_FUTEX_PENDING]	= "woken",
+	};
+	struct pollfs_futex *f = to_futex(obj);
+	struct pollfs_futex_wait *w;
+	unsigned int i;
+
+	mutex_lock(&f->lock);
+	seq_printf(m, "state: %s\nfired: %d\nrecords: %u\n",
+		   states[f->state], f->fired, f->nr);
+	for (i = 0; i < f->nr; i++) {
+		w = &f->waits[i];
+		seq_printf(m, "wait: addr %#llx val %u flags %#x%s\n",
+			   w->ev.addr, w->ev.val, w->ev.flags,
+			   w->woken ? " woken" : "");
+	}
+	mutex_unlock(&f->lock);
+}
+
+static void pollfs_futex_release(struct pollfs_object *obj)
+{
+	struct pollfs_futex *f = to_futex(obj);
+
+	if (f->state == POLLFS_FUTEX_ARMED)
+		pollfs_futex_disarm(f);
+	if (f->waits != &f->one)
+		kvfree(f->waits);
+	mutex_destroy(&f->lock);
+	kmem_cache_free(pollfs_futex_cache, f);
+}
+
+static const struct pollfs_kind pollfs_futex_kind = {
+	.name		= "[futex]",
+	.read_size	= sizeof(struct pollfs_futex_event),
+	.write_size	= sizeof(struct pollfs_futex_event),
+	.read		= pollfs_futex_read,
+	.write		= pollfs_futex_write,
+	.poll		= pollfs_futex_poll,
+	.waitq		= pollfs_futex_waitq,
+	.show_fdinfo	= pollfs_futex_show_fdinfo,
+	.release	= pollfs_futex_release,
+};
+
+int pollfs_futex_create(const void __user *arg)
+{
+	struct pollfs_futex *f;
+	u32 flags;
+	int fd;
+
+	fd = pollfs_get_open_flags(arg, &flags);
+	if (fd)
+		return fd;
+
+	f = kmem_cache_zalloc(pollfs_futex_cache, GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	init_waitqueue_head(&f->wqh);
+	mutex_init(&f->lock);
+	f->waits = &f->one;
+	f->capacity = 1;
+
+	fd = pollfs_install(&f->obj, &pollfs_futex_kind, flags);
+	if (fd < 0)
+		pollfs_futex_release(&f->obj);
+	return fd;
+}
+
+int pollfs_futex_init(void)
+{
+	int err;
+
+	BUILD_BUG_ON(offsetof(struct pollfs_futex_wait, q) != 0);
+	BUILD_BUG_ON(sizeof(union futex_key) != 24);
+	BUILD_BUG_ON(sizeof(struct pollfs_futex_event) != 16);
+
+	kfutex.get_key = pollfs_ksym("get_futex_key");
+	kfutex.q_lock = pollfs_ksym("futex_q_lock");
+	kfutex.q_unlock = pollfs_ksym("futex_q_unlock");
+	kfutex.get_value_locked = pollfs_ksym("futex_get_value_locked");
+	kfutex.queue = pollfs_ksym("__futex_queue");
+	kfutex.unqueue = pollfs_ksym("futex_unqueue");
+	kfutex.q_init = pollfs_ksym("futex_q_init");
+	if (!kfutex.get_key || !kfutex.q_lock || !kfutex.q_unlock ||
+	    !kfutex.get_value_locked || !kfutex.queue || !kfutex.unqueue ||
+	    !kfutex.q_init)
+		return -ENOENT;
+
+	pollfs_futex_cache = KMEM_CACHE(pollfs_futex, SLAB_ACCOUNT);
+	if (!pollfs_futex_cache)
+		return -ENOMEM;
+
+	err = register_kprobe(&pollfs_futex_kprobe);
+	if (err) {
+		pr_err("cannot probe futex_wake_mark (%d)\n", err);
+		kmem_cache_destroy(pollfs_futex_cache);
+		return err;
+	}
+	return 0;
+}
+
+void pollfs_futex_exit(void)
+{
+	unregister_kprobe(&pollfs_futex_kprobe);
+	kmem_cache_destroy(pollfs_futex_cache);
+}

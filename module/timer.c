@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The timer object: one high-resolution timer per file.
+ *
+ * A write of a struct pollfs_timer_spec arms it on any of five clocks, a
+ * read returns the expirations counted since the previous read.  As in
+ * timerfd, a periodic timer is not re-armed from its callback but when
+ * its count is consumed, so a tiny period cannot keep a CPU busy and the
+ * overruns of a timer nobody read are counted all at once.
+ */
+
+#include <linux/alarmtimer.h>
+#include <linux/capability.h>
+#include <linux/hrtimer.h>
+#include <linux/pollfs.h>
+#include <linux/slab.h>
+#include <linux/time_namespace.h>
+
+#include "core.h"
+
+struct pollfs_timer {
+	struct pollfs_object obj;
+	wait_queue_head_t wqh;	/* its lock guards everything below */
+	union {
+		struct hrtimer tmr;
+		struct alarm alarm;
+	} t;
+	ktime_t interval;
+	u64 ticks;		/* expirations not yet read */
+	clockid_t clockid;
+	u32 flags;		/* of the last arming, for fdinfo */
+	bool expired;		/* fired, and not re-armed since */
+};
+
+static struct kmem_cache *pollfs_timer_cache;
+
+#ifdef CONFIG_TIME_NS
+static ktime_t (*pollfs_timens_to_host)(clockid_t clockid, ktime_t tim,
+					struct timens_offsets *offsets);
+#endif
+
+static struct pollfs_timer *to_timer(struct pollfs_object *obj)
+{
+	return container_of(obj, struct pollfs_timer, obj);
+}
+
+static bool pollfs_clock_is_alarm(clockid_t clockid)
+{
+	return clockid == CLOCK_REALTIME_ALARM ||
+	       clockid == CLOCK_BOOTTIME_ALARM;
+}
+
+static bool pollfs_clock_valid(s32 clockid)
+{
+	switch (clockid) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+	case CLOCK_BOOTTIME:
+	case CLOCK_REALTIME_ALARM:
+	case CLOCK_BOOTTIME_ALARM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Checked on the 64-bit fields, before they are narrowed. */
+static bool pollfs_timespec_valid(const struct __kernel_timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 &&
+	       ts->tv_nsec < NSEC_PER_SEC;
+}
+
+static ktime_t pollfs_timespec_to_ktime(const struct __kernel_timespec *ts)
+{
+	struct timespec64 ts64 = {
+		.tv_sec = ts->tv_sec,
+		.tv_nsec = ts->tv_nsec,
+	};
+
+	return timespec64_to_ktime(ts64);
+}
+
+static void pollfs_ktime_to_timespec(ktime_t kt, struct __kernel_timespec *ts)
+{
+	struct timespec64 ts64 = ktime_to_timespec64(kt);
+
+	ts->tv_sec = ts64.tv_sec;
+	ts->tv_nsec = ts64.tv_nsec;
+}
+
+static void pollfs_timer_fire(struct pollfs_timer *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->wqh.lock, flags);
+	t->expired = true;
+	t->ticks++;
+	wake_up_locked_poll(&t->wqh, EPOLLIN);
+	spin_unlock_irqrestore(&t->wqh.lock, flags);
+}
+
+static enum hrtimer_restart pollfs_hrtimer_fired(struct hrtimer *tmr)
+{
+	pollfs_timer_fire(container_of(tmr, struct pollfs_timer, t.tmr));
+	return HRTIMER_NORESTART;
+}
+
+static enum alarmtimer_restart pollfs_alarm_fired(struct alarm *alarm,
+						  ktime_t now)
+{
+	pollfs_timer_fire(container_of(alarm, struct pollfs_timer, t.alarm));
+	return ALARMTIMER_NORESTART;
+}
+
+static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer *t)
+{
+	return pollfs_clock_is_alarm(t->clockid) ? &t->t.alarm.timer :
+						   &t->t.tmr;
+}
+
+/* Called with the lock held: count the periods missed, start the next. */
+static void pollfs_timer_rearm(struct pollfs_timer *t)
+{
+	if (!t->expired || !t->interval)
+		return;
+	if (pollfs_clock_is_alarm(t->clockid)) {
+		t->ticks += alarm_forward_now(&t->t.alarm, t->interval) - 1;
+		alarm_restart(&t->t.alarm);
+	} else {
+		t->ticks += hrtimer_forward_now(&t->t.tmr, t->interval) - 1;
+		hrtimer_restart(&t->t.tmr);
+	}
+	t->expired = false;
+}
+
+/* Called with the lock held, after pollfs_timer_rearm(). */
+static ktime_t pollfs_timer_remaining(struct pollfs_timer *t)
+{
+	ktime_t remaining;
+
+	if (!hrtimer_is_queued(pollfs_timer_hrtimer(t)))
+		return 0;
+	if (pollfs_clock_is_alarm(t->clockid))
+		remaining = alarm_expires_remaining(&t->t.alarm);
+	else
+		remaining = hrtimer_expires_remaining_adjusted(&t->t.tmr);
+	return remaining < 0 ? 0 : remaining;
+}
+
+static ktime_t pollfs_timer_to_host(clockid_t clockid, ktime_t tim)
+{
+#ifdef CONFIG_TIME_NS
+	return pollfs_timens_to_host(clockid, tim,
+				     &current->nsproxy->time_ns->offsets);
+#else
+	return tim;
+#endif
+}
+
+/* Called with the lock held and the timer inactive. */
+static void pollfs_timer_setup(struct pollfs_timer *t,
+			       const struct pollfs_timer_spec *spec)
+{
+	bool abs = spec->flags & POLLFS_TIMER_ABSTIME;
+	enum hrtimer_mode mode = abs ? HRTIMER_MODE_ABS : HRTIMER_MODE_REL;
+	ktime_t expires = pollfs_timespec_to_ktime(&spec->value);
+
+	t->clockid = spec->clockid;
+	t->flags = spec->flags;
+	t->interval = pollfs_timespec_to_ktime(&spec->interval);
+	t->ticks = 0;
+	t->expired = false;
+
+	if (pollfs_clock_is_alarm(t->clockid)) {
+		alarm_init(&t->t.alarm, t->clockid == CLOCK_REALTIME_ALARM ?
+			   ALARM_REALTIME : ALARM_BOOTTIME, pollfs_alarm_fired);
+	} else {
+		hrtimer_init(&t->t.tmr, t->clockid, mode);
+		t->t.tmr.function = pollfs_hrtimer_fired;
+	}
+	if (!expires)
+		return;
+
+	if (abs)
+		expires = pollfs_timer_to_host(t->clockid, expires);
+	if (!pollfs_clock_is_alarm(t->clockid))
+		hrtimer_start(&t->t.tmr, expires, mode);
+	else if (abs)
+		alarm_start(&t->t.alarm, expires);
+	else
+		alarm_start_relative(&t->t.alarm, expires);
+}
+
+static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
+{
+	const struct pollfs_timer_spec *spec = rec;
+	struct pollfs_timer *t = to_timer(obj);
+	int cancelled;
+
+	if ((spec->flags & ~POLLFS_TIMER_ABSTIME) ||
+	    !pollfs_clock_valid(spec->clockid) ||
+	    !pollfs_timespec_valid(&spec->value) ||
+	    !pollfs_timespec_valid(&spec->interval))
+		return -EINVAL;
+	if (pollfs_clock_is_alarm(spec->clockid) && !capable(CAP_WAKE_ALARM))
+		return -EPERM;
+
+	/*
+	 * The old timer must be inactive before it is set up anew, maybe on
+	 * another clock; its callback takes the lock, so wait for a running
+	 * one with the lock dropped.
+	 */
+	for (;;) {
+		spin_lock_irq(&t->wqh.lock);
+		if (pollfs_clock_is_alarm(t->clockid))
+			cancelled = alarm_try_to_cancel(&t->t.alarm);
+		else
+			cancelled = hrtimer_try_to_cancel(&t->t.tmr);
+		if (cancelled >= 0)
+			break;
+		spin_unlock_irq(&t->wqh.lock);
+		hrtimer_cancel_wait_running(pollfs_timer_hrtimer(t));
+	}
+	pollfs_timer_setup(t, spec);
+	spin_unlock_irq(&t->wqh.lock);
+	return 0;
+}
+
+static ssize_t pollfs_timer_write(struct pollfs_object *obj,
+				  const char __user *buf, size_t nrec)
+{
+	return pollfs_write_each(obj, buf, nrec,
+				 sizeof(struct pollfs_timer_spec),
+				 pollfs_timer_apply);
+}
+
+static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
+{
+	struct pollfs_timer_event *ev = rec;
+	struct pollfs_timer *t = to_timer(obj);
+	ktime_t remaining, interval;
+
+	spin_lock_irq(&t->wqh.lock);
+	if (!t->ticks) {
+		spin_unlock_irq(&t->wqh.lock);
+		return -EAGAIN;
+	}
+	pollfs_timer_rearm(t);
+	ev->expirations = t->ticks;
+	t->ticks = 0;
+	remaining = pollfs_timer_remaining(t);
+	interval = t->interval;
+	spin_unlock_irq(&t->wqh.lock);
+
+	pollfs_ktime_to_timespec(remaining, &ev->remaining);
+	pollfs_ktime_to_timespec(interval, &ev->interval);
+	return 1;
+}
+
+static __poll_t pollfs_timer_poll(struct pollfs_object *obj)
+{
+	struct pollfs_timer *t = to_timer(obj);
+	__poll_t events;
+
+	spin_lock_irq(&t->wqh.lock);
+	events = t->ticks ? EPOLLIN : 0;
+	spin_unlock_irq(&t->wqh.lock);
+	return events;
+}
+
+static wait_queue_head_t *pollfs_timer_waitq(struct pollfs_object *obj)
+{
+	return &to_timer(obj)->wqh;
+}
+
+static void pollfs_timer_show_fdinfo(struct seq_file *m,
+				     struct pollfs_object *obj)
+{
+	struct pollfs_timer *t = to_timer(obj);
+	struct timespec64 value, interval;
+	clockid_t clockid;
+	u64 ticks;
+	u32 flags;
+
+	spin_lock_irq(&t->wqh.lock);
+	pollfs_timer_rearm(t);
+	value = ktime_to_timespec64(pollfs_timer_remaining(t));
+	interval = ktime_to_timespec64(t->interval);
+	clockid = t->clockid;
+	ticks = t->ticks;
+	flags = t->flags;
+	spin_unlock_irq(&t->wqh.lock);
+
+	seq_printf(m, "clockid: %d\nticks: %llu\nflags: %#x\n"
+		   "it_value: (%lld, %ld)\nit_interval: (%lld, %ld)\n",
+		   clockid, ticks, flags,
+		   (long long)value.tv_sec, value.tv_nsec,
+		   (long long)interval.tv_sec, interval.tv_nsec);
+}
+
+static void pollfs_timer_release(struct pollfs_object *obj)
+{
+	struct pollfs_timer *t = to_timer(obj);
+
+	if (pollfs_clock_is_alarm(t->clockid))
+		alarm_cancel(&t->t.alarm);
+	else
+		hrtimer_cancel(&t->t.tmr);
+	kmem_cache_free(pollfs_timer_cache, t);
+}
+
+static const struct pollfs_kind pollfs_timer_kind = {
+	.name		= "[timer]",
+	.read_size	= sizeof(struct pollfs_timer_event),
+	.write_size	= sizeof(struct pollfs_timer_spec),
+	.read		= pollfs_timer_read,
+	.write		= pollfs_timer_write,
+	.poll		= pollfs_timer_poll,
+	.waitq		= pollfs_timer_waitq,
+	.show_fdinfo	= pollfs_timer_show_fdinfo,
+	.release	= pollfs_timer_release,
+};
+
+int pollfs_timer_create(const void __user *arg)
+{
+	struct pollfs_timer *t;
+	u32 flags;
+	int fd;
+
+	fd = pollfs_get_open_flags(arg, &flags);
+	if (fd)
+		return fd;
+
+	t = kmem_cache_zalloc(pollfs_timer_cache, GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	init_waitqueue_head(&t->wqh);
+	t->clockid = CLOCK_MONOTONIC;
+	hrtimer_init(&t->t.tmr, t->clockid, HRTIMER_MODE_ABS);
+	t->t.tmr.function = pollfs_hrtimer_fired;
+
+	fd = pollfs_install(&t->obj, &pollfs_timer_kind, flags);
+	if (fd < 0)
+		kmem_cache_free(pollfs_timer_cache, t);
+	return fd;
+}
+
+int pollfs_timer_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct pollfs_timer_spec) != 40);
+	BUILD_BUG_ON(sizeof(struct pollfs_timer_event) != 40);
+	BUILD_BUG_ON(sizeof(struct pollfs_timer_event) > POLLFS_RECORD_MAX);
+
+#ifdef CONFIG_TIME_NS
+	pollfs_timens_to_host = pollfs_ksym("do_timens_ktime_to_host");
+	if (!pollfs_timens_to_host)
+		return -ENOENT;
+#endif
+	pollfs_timer_cache = KMEM_CACHE(pollfs_timer, SLAB_ACCOUNT);
+	if (!pollfs_timer_cache)
+		return -ENOMEM;
+	return 0;
+}
+
+void pollfs_timer_exit(void)
+{
+	kmem_cache_destroy(pollfs_timer_cache);
+}
