@@ -69,6 +69,10 @@ ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
 void *pollfs_ksym(const char *name);
 int pollfs_ksyms_init(void);
 
+int pollfs_signal_init(void);
+void pollfs_signal_exit(void);
+int pollfs_signal_create(const void __user *arg);
+
 int pollfs_timer_init(void);
 void pollfs_timer_exit(void);
 int pollfs_timer_create(const void __user *arg);
@@ -76,5 +80,9 @@ int pollfs_timer_create(const void __user *arg);
 int pollfs_futex_init(void);
 void pollfs_futex_exit(void);
 int pollfs_futex_create(const void __user *arg);
+
+int pollfs_aio_init(void);
+void pollfs_aio_exit(void);
+int pollfs_aio_create(const void __user *arg);
 
 #endif /* _POLLFS_CORE_H */

@@ -31,10 +31,14 @@ static long pollfs_dev_ioctl(struct file *file, unsigned int cmd,
 	const void __user *argp = (const void __user *)arg;
 
 	switch (cmd) {
+	case POLLFS_IOC_SIGNAL:
+		return pollfs_signal_create(argp);
 	case POLLFS_IOC_TIMER:
 		return pollfs_timer_create(argp);
 	case POLLFS_IOC_FUTEX:
 		return pollfs_futex_create(argp);
+	case POLLFS_IOC_AIO:
+		return pollfs_aio_create(argp);
 	default:
 		return -ENOTTY;
 	}
@@ -56,22 +60,39 @@ static struct miscdevice pollfs_dev = {
 	.mode	= 0666,
 };
 
+/* Each kind's load-time set-up: its cache, its symbols, its probes. */
+static const struct {
+	int (*init)(void);
+	void (*exit)(void);
+} pollfs_kinds[] = {
+	{ pollfs_signal_init,	pollfs_signal_exit },
+	{ pollfs_timer_init,	pollfs_timer_exit },
+	{ pollfs_futex_init,	pollfs_futex_exit },
+	{ pollfs_aio_init,	pollfs_aio_exit },
+};
+
+static void pollfs_kinds_exit(unsigned int n)
+{
+	while (n--)
+		pollfs_kinds[n].exit();
+}
+
 static int __init pollfs_init(void)
 {
+	unsigned int n;
 	int err;
 
 	err = pollfs_ksyms_init();
 	if (err)
 		return err;
-	err = pollfs_timer_init();
-	if (err)
-		return err;
-	err = pollfs_futex_init();
-	if (err)
-		goto timer_exit;
+	for (n = 0; n < ARRAY_SIZE(pollfs_kinds); n++) {
+		err = pollfs_kinds[n].init();
+		if (err)
+			goto kinds_exit;
+	}
 	err = pollfs_fs_init();
 	if (err)
-		goto futex_exit;
+		goto kinds_exit;
 	err = misc_register(&pollfs_dev);
 	if (err)
 		goto fs_exit;
@@ -79,10 +100,8 @@ static int __init pollfs_init(void)
 
 fs_exit:
 	pollfs_fs_exit();
-futex_exit:
-	pollfs_futex_exit();
-timer_exit:
-	pollfs_timer_exit();
+kinds_exit:
+	pollfs_kinds_exit(n);
 	return err;
 }
 
@@ -90,8 +109,7 @@ static void __exit pollfs_exit(void)
 {
 	misc_deregister(&pollfs_dev);
 	pollfs_fs_exit();
-	pollfs_futex_exit();
-	pollfs_timer_exit();
+	pollfs_kinds_exit(ARRAY_SIZE(pollfs_kinds));
 }
 
 module_init(pollfs_init);

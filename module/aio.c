@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The AIO object: polls a Linux AIO context's completion ring.
+ *
+ * It is readable while the ring of an io_setup(2) context holds
+ * completions nobody has reaped, and reads report how many without
+ * reaping them.  The context's own wait queue, which aio_complete()
+ * wakes after publishing each completion and kill_ioctx() wakes once it
+ * has marked the context dead, tells the object when to look again.
+ *
+ * The object takes no reference on the context: a reference on its
+ * users or reqs would keep io_destroy(2), and the exit of a process
+ * whose files still hold the object, waiting forever.  Instead it keeps
+ * an entry on the context's wait queue and forgets the context in the
+ * wake-up that kill_ioctx() sends before anything of the context is
+ * freed; the context itself is freed an RCU grace period after that
+ * (free_ioctx() is queued with queue_rcu_work()), so a reader that
+ * found the pointer still set, under rcu_read_lock(), may use it.
+ *
+ * The entry's wake function never wakes anyone itself: it runs under the
+ * context's wait-queue lock, and a poller of this file can be an
+ * IOCB_CMD_POLL of the same context, whose completion takes that lock
+ * again.  It queues an irq_work that wakes our own queue instead.
+ *
+ * The context's layout comes from the target kernel's BTF
+ * (generated/btf.h).
+ */
+
+#include <linux/highmem.h>
+#include <linux/irq_work.h>
+#include <linux/mm_types.h>
+#include <linux/nospec.h>
+#include <linux/pollfs.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "core.h"
+#include "generated/btf.h"
+
+struct pollfs_aio {
+	struct pollfs_object obj;
+	wait_queue_head_t wqh;
+	wait_queue_entry_t ctx_wait;	/* on the kioctx's wait queue */
+	void *ctx;	/* the kioctx, NULL once dead; RCU, ctx->wait.lock */
+	struct irq_work work;
+	u64 user_id;
+};
+
+static struct kmem_cache *pollfs_aio_cache;
+
+static struct pollfs_aio *to_aio(struct pollfs_object *obj)
+{
+	return container_of(obj, struct pollfs_aio, obj);
+}
+
+static atomic_t *kioctx_dead(void *ctx)
+{
+	return ctx + KIOCTX_DEAD;
+}
+
+static wait_queue_head_t *kioctx_wait(void *ctx)
+{
+	return ctx + KIOCTX_WAIT;
+}
+
+/*
+ * Unreaped completions, counted as fs/aio.c counts them: the kernel's
+ * tail against the head user space writes, taken modulo the ring size
+ * because user space may write anything there.  The completion lock
+ * keeps ring page 0 from being migrated under us.
+ */
+static unsigned int pollfs_aio_available(void *ctx)
+{
+	spinlock_t *lock = ctx + KIOCTX_COMPLETION_LOCK;
+	unsigned int nr = *(unsigned int *)(ctx + KIOCTX_NR_EVENTS);
+	struct page **pages = *(struct page ***)(ctx + KIOCTX_RING_PAGES);
+	unsigned int head, tail;
+	unsigned long flags;
+	void *ring;
+
+	spin_lock_irqsave(lock, flags);
+	tail = *(unsigned int *)(ctx + KIOCTX_TAIL);
+	ring = kmap_local_page(pages[0]);
+	head = READ_ONCE(*(unsigned int *)(ring + AIO_RING_HEAD));
+	kunmap_local(ring);
+	spin_unlock_irqrestore(lock, flags);
+
+	head %= nr;
+	return head <= tail ? tail - head : nr - (head - tail);
+}
+
+/*
+ * Called under ctx->wait.lock, for each completion and once when the
+ * context dies.  On death it leaves the queue and drops the pointer;
+ * after that last store it must not touch @a, which release may free.
+ */
+static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
+				int sync, void *key)
+{
+	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait);
+
+	irq_work_queue(&a->work);
+	if (atomic_read(kioctx_dead(a->ctx))) {
+		list_del_init(&wait->entry);
+		smp_store_release(&a->ctx, NULL);
+	}
+	return 0;
+}
+
+static void pollfs_aio_wake(struct irq_work *work)
+{
+	struct pollfs_aio *a = container_of(work, struct pollfs_aio, work);
+
+	wake_up_poll(&a->wqh, READ_ONCE(a->ctx) ? EPOLLIN : EPOLLHUP);
+}
+
+/*
+ * Find the context @a->user_id names in the caller's mm, as io_getevents
+ * does, and hook onto its wait queue unless it is already dying.
+ */
+static int pollfs_aio_attach(struct pollfs_aio *a)
+{
+	struct mm_struct *mm = current->mm;
+	void __rcu **slots;
+	void *table, *ctx;
+	unsigned int nr;
+	u32 id;
+	int ret = -EINVAL;
+
+	if (!mm || get_user(id, (u32 __user *)u64_to_user_ptr(a->user_id +
+							      AIO_RING_ID)))
+		return -EINVAL;
+
+	rcu_read_lock();
+	table = rcu_dereference(mm->ioctx_table);
+	if (!table)
+		goto out;
+	nr = *(unsigned int *)(table + KIOCTX_TABLE_NR);
+	if (id >= nr)
+		goto out;
+	slots = table + KIOCTX_TABLE_TABLE;
+	ctx = rcu_dereference(slots[array_index_nospec(id, nr)]);
+	if (!ctx || *(unsigned long *)(ctx + KIOCTX_USER_ID) != a->user_id)
+		goto out;
+
+	/* kill_ioctx() sets dead before it takes this lock to wake us. */
+	spin_lock_irq(&kioctx_wait(ctx)->lock);
+	if (!atomic_read(kioctx_dead(ctx))) {
+		a->ctx = ctx;
+		__add_wait_queue(kioctx_wait(ctx), &a->ctx_wait);
+		ret = 0;
+	}
+	spin_unlock_irq(&kioctx_wait(ctx)->lock);
+out:
+	rcu_read_unlock();
+	return ret;
+}
+
+static int pollfs_aio_read(struct pollfs_object *obj, void *rec)
+{
+	struct pollfs_aio_event *ev = rec;
+	struct pollfs_aio *a = to_aio(obj);
+	unsigned int available;
+	void *ctx;
+	int ret = 0;
+
+	rcu_read_lock();
+	ctx = smp_load_acquire(&a->ctx);
+	if (ctx && !atomic_read(kioctx_dead(ctx))) {
+		available = pollfs_aio_available(ctx);
+		ret = available ? 1 : -EAGAIN;
+		ev->ctx = a->user_id;
+		ev->available = available;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static __poll_t pollfs_aio_poll(struct pollfs_object *obj)
+{
+	struct pollfs_aio *a = to_aio(obj);
+	__poll_t events = EPOLLHUP;
+	void *ctx;
+
+	rcu_read_lock();
+	ctx = smp_load_acquire(&a->ctx);
+	if (ctx && !atomic_read(kioctx_dead(ctx)))
+		events = pollfs_aio_available(ctx) ? EPOLLIN : 0;
+	rcu_read_unlock();
+	return events;
+}
+
+static wait_queue_head_t *pollfs_aio_waitq(struct pollfs_object *obj)
+{
+	return &to_aio(obj)->wqh;
+}
+
+static void pollfs_aio_show_fdinfo(struct seq_file *m,
+				   struct pollfs_object *obj)
+{
+	struct pollfs_aio *a = to_aio(obj);
+	void *ctx;
+
+	seq_printf(m, "ctx: %#llx\n", a->user_id);
+	rcu_read_lock();
+	ctx = smp_load_acquire(&a->ctx);
+	if (ctx && !atomic_read(kioctx_dead(ctx)))
+		seq_printf(m, "state: live\navailable: %u\n",
+			   pollfs_aio_available(ctx));
+	else
+		seq_puts(m, "state: destroyed\n");
+	rcu_read_unlock();
+}
+
+/* Unhook if the context still lives, then wait out a queued wake-up. */
+static void pollfs_aio_release(struct pollfs_object *obj)
+{
+	struct pollfs_aio *a = to_aio(obj);
+	unsigned long flags;
+	void *ctx;
+
+	rcu_read_lock();
+	ctx = smp_load_acquire(&a->ctx);
+	if (ctx) {
+		spin_lock_irqsave(&kioctx_wait(ctx)->lock, flags);
+		if (!list_empty(&a->ctx_wait.entry))
+			list_del_init(&a->ctx_wait.entry);
+		a->ctx = NULL;
+		spin_unlock_irqrestore(&kioctx_wait(ctx)->lock, flags);
+	}
+	rcu_read_unlock();
+	irq_work_sync(&a->work);
+	kmem_cache_free(pollfs_aio_cache, a);
+}
+
+static const struct pollfs_kind pollfs_aio_kind = {
+	.name		= "[aio]",
+	.read_size	= sizeof(struct pollfs_aio_event),
+	.read_max	= 1,
+	.read		= pollfs_aio_read,
+	.poll		= pollfs_aio_poll,
+	.waitq		= pollfs_aio_waitq,
+	.show_fdinfo	= pollfs_aio_show_fdinfo,
+	.release	= pollfs_aio_release,
+};
+
+int pollfs_aio_create(const void __user *arg)
+{
+	struct pollfs_aio_open args;
+	struct pollfs_aio *a;
+	int fd;
+
+	if (copy_from_user(&args, arg, sizeof(args)))
+		return -EFAULT;
+	fd = pollfs_check_flags(args.flags, args.reserved);
+	if (fd)
+		return fd;
+
+	a = kmem_cache_zalloc(pollfs_aio_cache, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	init_waitqueue_head(&a->wqh);
+	init_waitqueue_func_entry(&a->ctx_wait, pollfs_aio_ctx_woken);
+	init_irq_work(&a->work, pollfs_aio_wake);
+	a->user_id = args.ctx;
+
+	fd = pollfs_aio_attach(a);
+	if (fd) {
+		kmem_cache_free(pollfs_aio_cache, a);
+		return fd;
+	}
+	fd = pollfs_install(&a->obj, &pollfs_aio_kind, args.flags);
+	if (fd < 0)
+		pollfs_aio_release(&a->obj);
+	return fd;
+}
+
+int pollfs_aio_init(void)
+{
+	BUILD_BUG_ON(KIOCTX_DEAD_SIZE != sizeof(atomic_t));
+	BUILD_BUG_ON(KIOCTX_USER_ID_SIZE != sizeof(unsigned long));
+	BUILD_BUG_ON(KIOCTX_NR_EVENTS_SIZE != sizeof(unsigned int));
+	BUILD_BUG_ON(KIOCTX_RING_PAGES_SIZE != sizeof(struct page **));
+	BUILD_BUG_ON(KIOCTX_WAIT_SIZE != sizeof(wait_queue_head_t));
+	BUILD_BUG_ON(KIOCTX_TAIL_SIZE != sizeof(unsigned int));
+	BUILD_BUG_ON(KIOCTX_COMPLETION_LOCK_SIZE != sizeof(spinlock_t));
+	BUILD_BUG_ON(KIOCTX_TABLE_NR_SIZE != sizeof(unsigned int));
+	BUILD_BUG_ON(AIO_RING_ID_SIZE != sizeof(u32));
+	BUILD_BUG_ON(AIO_RING_HEAD_SIZE != sizeof(unsigned int));
+	BUILD_BUG_ON(sizeof(struct pollfs_aio_event) != 16);
+
+	pollfs_aio_cache = KMEM_CACHE(pollfs_aio, SLAB_ACCOUNT);
+	return pollfs_aio_cache ? 0 : -ENOMEM;
+}
+
+void pollfs_aio_exit(void)
+{
+	kmem_cache_destroy(pollfs_aio_cache);
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The signal object: reads the signals of a mask as records.
+ *
+ * It follows signalfd: a read dequeues from the reading thread's pending
+ * signals, its own first and then its process's, so the object belongs
+ * to no task and means "my signals" for whoever reads or polls it.  It
+ * waits on the reader's sighand->signalfd_wqh, which the kernel wakes
+ * for every signal it queues (signalfd_notify()) and clears with
+ * wake_up_pollfree() before the sighand is freed.  A write of a new
+ * 64-bit mask replaces the old one at once.
+ */
+
+#include <linux/pollfs.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
+#include <linux/slab.h>
+
+#include "core.h"
+
+#ifndef CONFIG_SIGNALFD
+#error "pollfs signal objects need CONFIG_SIGNALFD: signalfd_notify() wakes them"
+#endif
+
+struct pollfs_signal {
+	struct pollfs_object obj;
+	spinlock_t lock;	/* guards @mask */
+	u64 mask;		/* bit (signo - 1): signal signo is read */
+};
+
+static struct kmem_cache *pollfs_signal_cache;
+static enum siginfo_layout (*pollfs_siginfo_layout)(unsigned int sig,
+						    int si_code);
+
+static struct pollfs_signal *to_signal(struct pollfs_object *obj)
+{
+	return container_of(obj, struct pollfs_signal, obj);
+}
+
+static u64 pollfs_signal_mask_clean(u64 mask)
+{
+	return mask & ~(BIT_ULL(SIGKILL - 1) | BIT_ULL(SIGSTOP - 1));
+}
+
+/* The signals the object does not read, as dequeue_signal() takes them. */
+static void pollfs_signal_blocked(struct pollfs_signal *s, sigset_t *set)
+{
+	u64 mask;
+
+	spin_lock(&s->lock);
+	mask = s->mask;
+	spin_unlock(&s->lock);
+
+	sigemptyset(set);
+	set->sig[0] = mask;
+	if (_NSIG_WORDS > 1)
+		set->sig[1] = mask >> 32;
+	signotset(set);
+}
+
+static bool pollfs_signal_pending(struct sigpending *pending,
+				  const sigset_t *blocked)
+{
+	sigset_t ready;
+
+	sigandnsets(&ready, &pending->signal, blocked);
+	return !sigisemptyset(&ready);
+}
+
+/* The fields and meaning of struct signalfd_siginfo. */
+static void pollfs_signal_fill(struct pollfs_siginfo *psi,
+			       const kernel_siginfo_t *info)
+{
+	memset(psi, 0, sizeof(*psi));
+	psi->psi_signo = info->si_signo;
+	psi->psi_errno = info->si_errno;
+	psi->psi_code = info->si_code;
+
+	switch (pollfs_siginfo_layout(info->si_signo, info->si_code)) {
+	case SIL_KILL:
+		psi->psi_pid = info->si_pid;
+		psi->psi_uid = info->si_uid;
+		break;
+	case SIL_TIMER:
+		psi->psi_tid = info->si_tid;
+		psi->psi_overrun = info->si_overrun;
+		psi->psi_ptr = (long)info->si_ptr;
+		psi->psi_int = info->si_int;
+		break;
+	case SIL_POLL:
+		psi->psi_band = info->si_band;
+		psi->psi_fd = info->si_fd;
+		break;
+	case SIL_FAULT:
+	case SIL_FAULT_BNDERR:
+	case SIL_FAULT_PKUERR:
+	case SIL_FAULT_PERF_EVENT:
+		psi->psi_addr = (long)info->si_addr;
+		break;
+	case SIL_FAULT_TRAPNO:
+		psi->psi_addr = (long)info->si_addr;
+		psi->psi_trapno = info->si_trapno;
+		break;
+	case SIL_FAULT_MCEERR:
+		psi->psi_addr = (long)info->si_addr;
+		psi->psi_addr_lsb = info->si_addr_lsb;
+		break;
+	case SIL_CHLD:
+		psi->psi_pid = info->si_pid;
+		psi->psi_uid = info->si_uid;
+		psi->psi_status = info->si_status;
+		psi->psi_utime = info->si_utime;
+		psi->psi_stime = info->si_stime;
+		break;
+	case SIL_RT:
+		psi->psi_pid = info->si_pid;
+		psi->psi_uid = info->si_uid;
+		psi->psi_ptr = (long)info->si_ptr;
+		psi->psi_int = info->si_int;
+		break;
+	case SIL_SYS:
+		psi->psi_call_addr = (long)info->si_call_addr;
+		psi->psi_syscall = info->si_syscall;
+		psi->psi_arch = info->si_arch;
+		break;
+	}
+}
+
+static int pollfs_signal_read(struct pollfs_object *obj, void *rec)
+{
+	struct sighand_struct *sighand = current->sighand;
+	kernel_siginfo_t info;
+	enum pid_type type;
+	sigset_t blocked;
+	int signo;
+
+	pollfs_signal_blocked(to_signal(obj), &blocked);
+	spin_lock_irq(&sighand->siglock);
+	signo = dequeue_signal(current, &blocked, &info, &type);
+	spin_unlock_irq(&sighand->siglock);
+	if (!signo)
+		return -EAGAIN;
+	pollfs_signal_fill(rec, &info);
+	return 1;
+}
+
+static int pollfs_signal_apply(struct pollfs_object *obj, const void *rec)
+{
+	struct pollfs_signal *s = to_signal(obj);
+
+	spin_lock(&s->lock);
+	s->mask = pollfs_signal_mask_clean(*(const u64 *)rec);
+	spin_unlock(&s->lock);
+	/* Readers blocked in this process look again, with the new mask. */
+	wake_up(&current->sighand->signalfd_wqh);
+	return 0;
+}
+
+static ssize_t pollfs_signal_write(struct pollfs_object *obj,
+				   const char __user *buf, size_t nrec)
+{
+	return pollfs_write_each(obj, buf, nrec, sizeof(u64),
+				 pollfs_signal_apply);
+}
+
+static __poll_t pollfs_signal_poll(struct pollfs_object *obj)
+{
+	struct sighand_struct *sighand = current->sighand;
+	sigset_t blocked;
+	bool ready;
+
+	pollfs_signal_blocked(to_signal(obj), &blocked);
+	spin_lock_irq(&sighand->siglock);
+	ready = pollfs_signal_pending(&current->pending, &blocked) ||
+		pollfs_signal_pending(&current->signal->shared_pending,
+				      &blocked);
+	spin_unlock_irq(&sighand->siglock);
+	return ready ? EPOLLIN : 0;
+}
+
+static wait_queue_head_t *pollfs_signal_waitq(struct pollfs_object *obj)
+{
+	return &current->sighand->signalfd_wqh;
+}
+
+static void pollfs_signal_show_fdinfo(struct seq_file *m,
+				      struct pollfs_object *obj)
+{
+	struct pollfs_signal *s = to_signal(obj);
+	u64 mask;
+
+	spin_lock(&s->lock);
+	mask = s->mask;
+	spin_unlock(&s->lock);
+	seq_printf(m, "mask: %#018llx\n", mask);
+}
+
+static void pollfs_signal_release(struct pollfs_object *obj)
+{
+	kmem_cache_free(pollfs_signal_cache, to_signal(obj));
+}
+
+static const struct pollfs_kind pollfs_signal_kind = {
+	.name		= "[signal]",
+	.read_size	= sizeof(struct pollfs_siginfo),
+	.write_size	= sizeof(u64),
+	.read		= pollfs_signal_read,
+	.write		= pollfs_signal_write,
+	.poll		= pollfs_signal_poll,
+	.waitq		= pollfs_signal_waitq,
+	.show_fdinfo	= pollfs_signal_show_fdinfo,
+	.release	= pollfs_signal_release,
+};
+
+int pollfs_signal_create(const void __user *arg)
+{
+	struct pollfs_signal_open args;
+	struct pollfs_signal *s;
+	int fd;
+
+	if (copy_from_user(&args, arg, sizeof(args)))
+		return -EFAULT;
+	fd = pollfs_check_flags(args.flags, args.reserved);
+	if (fd)
+		return fd;
+
+	s = kmem_cache_zalloc(pollfs_signal_cache, GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	spin_lock_init(&s->lock);
+	s->mask = pollfs_signal_mask_clean(args.mask);
+
+	fd = pollfs_install(&s->obj, &pollfs_signal_kind, args.flags);
+	if (fd < 0)
+		kmem_cache_free(pollfs_signal_cache, s);
+	return fd;
+}
+
+int pollfs_signal_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct pollfs_siginfo) != 128);
+	BUILD_BUG_ON(sizeof(struct pollfs_siginfo) > POLLFS_RECORD_MAX);
+	BUILD_BUG_ON(_NSIG > 64);
+
+	pollfs_siginfo_layout = pollfs_ksym("siginfo_layout");
+	if (!pollfs_siginfo_layout)
+		return -ENOENT;
+	pollfs_signal_cache = KMEM_CACHE(pollfs_signal, SLAB_ACCOUNT);
+	return pollfs_signal_cache ? 0 : -ENOMEM;
+}
+
+void pollfs_signal_exit(void)
+{
+	kmem_cache_destroy(pollfs_signal_cache);
+}
