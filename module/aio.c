@@ -103,6 +103,7 @@ static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 	irq_work_queue(&a->work);
 	if (atomic_read(kioctx_dead(a->ctx))) {
 		list_del_init(&wait->entry);
+		/* Pairs with the acquire loads of the readers and release. */
 		smp_store_release(&a->ctx, NULL);
 	}
 	return 0;
@@ -166,7 +167,7 @@ static int pollfs_aio_read(struct pollfs_object *obj, void *rec)
 	int ret = 0;
 
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);
+	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
 	if (ctx && !atomic_read(kioctx_dead(ctx))) {
 		available = pollfs_aio_available(ctx);
 		ret = available ? 1 : -EAGAIN;
@@ -184,7 +185,7 @@ static __poll_t pollfs_aio_poll(struct pollfs_object *obj)
 	void *ctx;
 
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);
+	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
 	if (ctx && !atomic_read(kioctx_dead(ctx)))
 		events = pollfs_aio_available(ctx) ? EPOLLIN : 0;
 	rcu_read_unlock();
@@ -204,7 +205,7 @@ static void pollfs_aio_show_fdinfo(struct seq_file *m,
 
 	seq_printf(m, "ctx: %#llx\n", a->user_id);
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);
+	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
 	if (ctx && !atomic_read(kioctx_dead(ctx)))
 		seq_printf(m, "state: live\navailable: %u\n",
 			   pollfs_aio_available(ctx));
@@ -221,7 +222,7 @@ static void pollfs_aio_release(struct pollfs_object *obj)
 	void *ctx;
 
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);
+	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
 	if (ctx) {
 		spin_lock_irqsave(&kioctx_wait(ctx)->lock, flags);
 		if (!list_empty(&a->ctx_wait.entry))
@@ -278,16 +279,16 @@ int pollfs_aio_create(const void __user *arg)
 
 int pollfs_aio_init(void)
 {
-	BUILD_BUG_ON(KIOCTX_DEAD_SIZE != sizeof(atomic_t));
-	BUILD_BUG_ON(KIOCTX_USER_ID_SIZE != sizeof(unsigned long));
-	BUILD_BUG_ON(KIOCTX_NR_EVENTS_SIZE != sizeof(unsigned int));
-	BUILD_BUG_ON(KIOCTX_RING_PAGES_SIZE != sizeof(struct page **));
-	BUILD_BUG_ON(KIOCTX_WAIT_SIZE != sizeof(wait_queue_head_t));
-	BUILD_BUG_ON(KIOCTX_TAIL_SIZE != sizeof(unsigned int));
-	BUILD_BUG_ON(KIOCTX_COMPLETION_LOCK_SIZE != sizeof(spinlock_t));
-	BUILD_BUG_ON(KIOCTX_TABLE_NR_SIZE != sizeof(unsigned int));
-	BUILD_BUG_ON(AIO_RING_ID_SIZE != sizeof(u32));
-	BUILD_BUG_ON(AIO_RING_HEAD_SIZE != sizeof(unsigned int));
+	BUILD_BUG_ON(sizeof(atomic_t) != KIOCTX_DEAD_SIZE);
+	BUILD_BUG_ON(sizeof(unsigned long) != KIOCTX_USER_ID_SIZE);
+	BUILD_BUG_ON(sizeof(unsigned int) != KIOCTX_NR_EVENTS_SIZE);
+	BUILD_BUG_ON(sizeof(struct page **) != KIOCTX_RING_PAGES_SIZE);
+	BUILD_BUG_ON(sizeof(wait_queue_head_t) != KIOCTX_WAIT_SIZE);
+	BUILD_BUG_ON(sizeof(unsigned int) != KIOCTX_TAIL_SIZE);
+	BUILD_BUG_ON(sizeof(spinlock_t) != KIOCTX_COMPLETION_LOCK_SIZE);
+	BUILD_BUG_ON(sizeof(unsigned int) != KIOCTX_TABLE_NR_SIZE);
+	BUILD_BUG_ON(sizeof(u32) != AIO_RING_ID_SIZE);
+	BUILD_BUG_ON(sizeof(unsigned int) != AIO_RING_HEAD_SIZE);
 	BUILD_BUG_ON(sizeof(struct pollfs_aio_event) != 16);
 
 	pollfs_aio_cache = KMEM_CACHE(pollfs_aio, SLAB_ACCOUNT);

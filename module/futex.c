@@ -468,9 +468,9 @@ int pollfs_futex_init(void)
 	int err;
 
 	BUILD_BUG_ON(offsetof(struct pollfs_futex_wait, q) != 0);
-	BUILD_BUG_ON(FUTEX_Q_TASK_SIZE != sizeof(struct task_struct *));
-	BUILD_BUG_ON(FUTEX_Q_LOCK_PTR_SIZE != sizeof(spinlock_t *));
-	BUILD_BUG_ON(FUTEX_Q_KEY_SIZE != sizeof(union futex_key));
+	BUILD_BUG_ON(sizeof(struct task_struct *) != FUTEX_Q_TASK_SIZE);
+	BUILD_BUG_ON(sizeof(spinlock_t *) != FUTEX_Q_LOCK_PTR_SIZE);
+	BUILD_BUG_ON(sizeof(union futex_key) != FUTEX_Q_KEY_SIZE);
 	BUILD_BUG_ON(sizeof(struct pollfs_futex_event) != 16);
 
 	kfutex.get_key = pollfs_ksym("get_futex_key");

@@ -92,9 +92,12 @@ struct pollfs_siginfo {
 /* Timer object: write a spec to arm or disarm, read expiration events. */
 #define POLLFS_TIMER_ABSTIME	0x1
 
+/*
+ * clockid is one of CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
+ * CLOCK_REALTIME_ALARM and CLOCK_BOOTTIME_ALARM.
+ */
 struct pollfs_timer_spec {
-	__s32 clockid;		/* CLOCK_REALTIME, _MONOTONIC, _BOOTTIME,
-				 * _REALTIME_ALARM or _BOOTTIME_ALARM */
+	__s32 clockid;
 	__u32 flags;		/* POLLFS_TIMER_ABSTIME */
 	struct __kernel_timespec value;		/* first expiry; 0 disarms */
 	struct __kernel_timespec interval;	/* period; 0 is one-shot */
