@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpollfs: the pollfs objects in libc style, and pollable user-space
+ * synchronization objects built on the pollfs futex.
+ *
+ * Every function returns a new file descriptor, or 0, or a count, and -1
+ * with errno set on failure.  See pollfs(7) and the pages of section 3.
+ */
+#ifndef POLLFS_H
+#define POLLFS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <linux/aio_abi.h>
+#include <linux/pollfs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Objects.  flags: POLLFS_NONBLOCK and POLLFS_CLOEXEC. */
+int pollfs_signal(const sigset_t *mask, int flags);
+int pollfs_signal_setmask(int fd, const sigset_t *mask);
+ssize_t pollfs_signal_read(int fd, struct pollfs_siginfo *info, size_t n);
+
+int pollfs_timer(int flags);
+int pollfs_timer_arm(int fd, clockid_t clockid, int flags,
+		     const struct itimerspec *its);
+int pollfs_timer_read(int fd, struct pollfs_timer_event *event);
+
+int pollfs_futex(int flags);
+int pollfs_futex_arm(int fd, const uint32_t *addr, uint32_t val, int flags);
+int pollfs_futex_armv(int fd, const struct pollfs_futex_event *events,
+		      unsigned int n);
+ssize_t pollfs_futex_read(int fd, struct pollfs_futex_event *events,
+			  size_t n);
+
+int pollfs_aio(aio_context_t ctx, int flags);
+int pollfs_aio_read(int fd, struct pollfs_aio_event *event);
+
+/*
+ * A pollable event: set wakes every waiter, threads blocked in
+ * pollfs_event_wait() and futex objects armed with pollfs_event_arm()
+ * alike.  Lives in any memory; in memory shared between processes,
+ * initialize it with POLLFS_FUTEX_SHARED.
+ */
+struct pollfs_event {
+	uint32_t state;
+	uint32_t flags;
+};
+
+void pollfs_event_init(struct pollfs_event *ev, int flags);
+void pollfs_event_set(struct pollfs_event *ev);
+void pollfs_event_reset(struct pollfs_event *ev);
+int pollfs_event_is_set(const struct pollfs_event *ev);
+int pollfs_event_wait(struct pollfs_event *ev, const struct timespec *abstime);
+int pollfs_event_arm(struct pollfs_event *ev, int fd);
+
+/*
+ * A pollable counting semaphore: each post wakes one waiter, a thread in
+ * pollfs_sem_wait() or a futex object armed with pollfs_sem_arm().
+ */
+struct pollfs_sem {
+	uint32_t count;
+	uint32_t flags;
+};
+
+int pollfs_sem_init(struct pollfs_sem *sem, unsigned int value, int flags);
+int pollfs_sem_post(struct pollfs_sem *sem);
+int pollfs_sem_trywait(struct pollfs_sem *sem);
+int pollfs_sem_wait(struct pollfs_sem *sem, const struct timespec *abstime);
+int pollfs_sem_arm(struct pollfs_sem *sem, int fd);
+int pollfs_sem_trywait_fd(struct pollfs_sem *sem, int fd);
+int pollfs_sem_cancel(struct pollfs_sem *sem, int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POLLFS_H */
