@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            the module, libpollfs, the tests and the examples
+# make check      boot the QEMU guest and run the test suite in it
+# make run        boot the guest and run the demo (the main job)
+# make shell      an interactive shell in the guest, module loaded
+# make style      checkpatch on the kernel code
+# make install    libpollfs, headers, pkg-config file, man pages
+# make install-module, make dkms-install: the module on this machine
+#
+# The module is built for the guest kernel: the one whose headers the
+# linux-headers-amd64 package installed (vm/setup installs it), with the
+# private layouts read from that kernel's BTF.  Override KDIR and BTF to
+# build for another kernel.
+
+KVER ?= $(shell vm/kernel-version 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+BTF ?= $(CURDIR)/build/kernel/vmlinux
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+
+all: module lib tests examples
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) POLLFS_BTF=$(BTF) modules
+
+lib:
+	$(MAKE) -C userlib
+
+tests: lib
+	$(MAKE) -C tests
+
+examples: lib
+	$(MAKE) -C examples
+
+# Installs what the guest pipeline needs, fetches the guest kernel and
+# builds its root filesystem, all cached.
+setup:
+	vm/setup
+
+check: setup
+	$(MAKE) all
+	vm/run -- /pollfs/tests/run
+
+run: setup
+	$(MAKE) all
+	vm/run -- /pollfs/bin/demo
+
+shell: setup
+	$(MAKE) all
+	vm/run --interactive
+
+CHECKPATCH ?= build/checkpatch/checkpatch.pl
+$(CHECKPATCH):
+	vm/fetch-checkpatch $(dir $@)
+
+style: $(CHECKPATCH)
+	$(CHECKPATCH) --no-tree --quiet -f module/*.c module/*.h \
+		include/uapi/linux/pollfs.h
+
+install: lib
+	$(MAKE) -C userlib install PREFIX=$(PREFIX)
+	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
+
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) POLLFS_BTF=$(BTF) \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -rf module/generated
+	$(MAKE) -C userlib clean
+	$(MAKE) -C tests clean
+	$(MAKE) -C examples clean
+
+.PHONY: all module lib tests examples setup check run shell style \
+	install install-module clean
