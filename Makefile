@@ -40,7 +40,7 @@ setup:
 
 check: setup
 	$(MAKE) all
-	vm/run -- /pollfs/tests/run
+	vm/check
 
 run: setup
 	$(MAKE) all
