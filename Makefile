@@ -21,8 +21,10 @@ MANDIR ?= $(PREFIX)/share/man
 
 all: module lib tests examples
 
+KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(BTF),POLLFS_BTF=$(BTF))
+
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) POLLFS_BTF=$(BTF) modules
+	$(KBUILD) modules
 
 lib:
 	$(MAKE) -C userlib
@@ -64,16 +66,36 @@ install: lib
 	install -m 0644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
 
+# On this machine: for the running kernel, with its own BTF, unless
+# KVER (and BTF) say otherwise.
+install-module dkms-install: KVER = $(shell uname -r)
+install-module dkms-install: BTF =
+
 install-module: module
-	$(MAKE) -C $(KDIR) M=$(CURDIR) POLLFS_BTF=$(BTF) \
-		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
+	$(KBUILD) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
+
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := $(DESTDIR)/usr/src/pollfs-$(DKMS_VERSION)
+
+dkms-install:
+	dkms remove pollfs/$(DKMS_VERSION) --all >/dev/null 2>&1 || true
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/module $(DKMS_SRC)/include/uapi/linux
+	install -m 0644 Kbuild dkms.conf $(DKMS_SRC)/
+	install -m 0644 module/*.c module/*.h $(DKMS_SRC)/module/
+	install -m 0755 module/gen-btf-header module/btf-path \
+		module/extract-vmlinux $(DKMS_SRC)/module/
+	install -m 0644 include/uapi/linux/pollfs.h $(DKMS_SRC)/include/uapi/linux/
+	dkms add pollfs/$(DKMS_VERSION)
+	dkms install pollfs/$(DKMS_VERSION) -k $(KVER)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(KBUILD) clean 2>/dev/null || true
 	rm -rf module/generated
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C examples clean
 
 .PHONY: all module lib tests examples setup check run shell style \
-	install install-module clean
+	install install-module dkms-install clean
