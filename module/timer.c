@@ -292,7 +292,7 @@ static void pollfs_timer_show_fdinfo(struct seq_file *m,
 	flags = t->flags;
 	spin_unlock_irq(&t->wqh.lock);
 
-	seq_printf(m, "clockid: %d\nticks: %llu\nflags: %#x\n"
+	seq_printf(m, "clockid: %d\nticks: %llu\nsettime flags: %#x\n"
 		   "it_value: (%lld, %ld)\nit_interval: (%lld, %ld)\n",
 		   clockid, ticks, flags,
 		   (long long)value.tv_sec, value.tv_nsec,

@@ -3,8 +3,9 @@
  * libpollfs: the pollfs objects in libc style, and pollable user-space
  * synchronization objects built on the pollfs futex.
  *
- * Every function returns a new file descriptor, or 0, or a count, and -1
- * with errno set on failure.  See pollfs(7) and the pages of section 3.
+ * Functions that can fail return -1 with errno set; on success, a new
+ * file descriptor, a record count, or 0 (1 from the _arm functions when
+ * no wait is needed).  See pollfs(7) and the pages of section 3.
  */
 #ifndef POLLFS_H
 #define POLLFS_H
