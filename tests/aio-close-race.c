@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Races at the edges of an AIO object's life, for the kernel's memory
+ * checks (slub_debug in the guest) to catch a use after free: objects
+ * created, polled and closed while completions stream in; objects closed
+ * while io_destroy runs; objects created while io_destroy runs (each
+ * either fails with EINVAL or is hung up at once and stays so).
+ */
+#include "aio.h"
+
+#include <sys/epoll.h>
+
+static aio_context_t ctx;
+static int file;
+static volatile int stop;
+static long created, streamed;
+
+static void *churn(void *unused)
+{
+	struct pollfs_aio_event ev;
+	int ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+
+	(void)unused;
+	while (!stop) {
+		struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+		int fd = aio_fd(ctx, POLLFS_NONBLOCK);
+
+		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+		aio_revents(fd, POLLIN, 0);
+		if (aio_read_rec(fd, &ev) == AIO_EVENT_SIZE)
+			CHECK_EQ(ev.ctx, ctx);
+		CHECK_SYS(close(fd));	/* leaves the epoll set too */
+		created++;
+	}
+	close(ep);
+	return NULL;
+}
+
+static void *stream(void *unused)
+{
+	static char data[64];
+	struct iocb cbs[8], *ptrs[8];
+	struct io_event ev[8];
+
+	(void)unused;
+	for (int i = 0; i < 8; i++) {
+		aio_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
+		ptrs[i] = &cbs[i];
+	}
+	while (!stop) {
+		aio_submit(ctx, 8, ptrs);
+		aio_reap(ctx, 8, 8, ev, PT_WAIT_MS);
+		streamed += 8;
+	}
+	return NULL;
+}
+
+static void *long_poll(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!stop)
+		aio_revents(fd, POLLIN, 5);
+	return NULL;
+}
+
+enum { NFD = 8 };
+static int fds[NFD];
+static volatile int go;
+
+static void *closer(void *unused)
+{
+	(void)unused;
+	while (!go)
+		;
+	for (int i = 0; i < NFD; i++)
+		CHECK_SYS(close(fds[i]));
+	return NULL;
+}
+
+static int made[256];
+static int nmade, einval;
+
+static void *creator(void *unused)
+{
+	(void)unused;
+	while (!go)
+		;
+	while (nmade < 256) {
+		int fd = aio_fd_try(ctx, POLLFS_NONBLOCK);
+
+		if (fd < 0) {
+			CHECK_EQ(errno, EINVAL);
+			einval++;
+			break;
+		}
+		made[nmade++] = fd;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t th[4];
+	int64_t t0;
+	int keep;
+
+	pt_watchdog(150);
+	file = aio_tmpfile("/tmp", 0);
+
+	/* churn and stream for a while */
+	ctx = aio_setup(64);
+	keep = aio_fd(ctx, 0);
+	t0 = pt_mono();
+	CHECK_EQ(pthread_create(&th[0], NULL, churn, NULL), 0);
+	CHECK_EQ(pthread_create(&th[1], NULL, churn, NULL), 0);
+	CHECK_EQ(pthread_create(&th[2], NULL, stream, NULL), 0);
+	CHECK_EQ(pthread_create(&th[3], NULL, long_poll, &keep), 0);
+	pt_sleep_ms(3000);
+	stop = 1;
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	pt_diag("%ld objects made and closed, %ld completions, in %lld ms",
+		created, streamed,
+		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
+	CHECK(created > 0 && streamed > 0);
+	aio_expect_empty(keep);
+	aio_destroy(ctx);
+	aio_expect_hup(keep);
+	CHECK_SYS(close(keep));
+
+	/* close racing with io_destroy */
+	for (int round = 0; round < 200; round++) {
+		ctx = aio_setup(8);
+		for (int i = 0; i < NFD; i++)
+			fds[i] = aio_fd(ctx, i % 2 ? POLLFS_NONBLOCK : 0);
+		go = 0;
+		CHECK_EQ(pthread_create(&th[0], NULL, closer, NULL), 0);
+		go = 1;
+		if (round % 2)
+			sched_yield();
+		aio_destroy(ctx);
+		pthread_join(th[0], NULL);
+	}
+
+	/* creation racing with io_destroy */
+	{
+		long total = 0, failed = 0;
+
+		for (int round = 0; round < 100; round++) {
+			ctx = aio_setup(8);
+			nmade = einval = 0;
+			go = 0;
+			CHECK_EQ(pthread_create(&th[0], NULL, creator, NULL), 0);
+			go = 1;
+			pt_sleep_ns(US(round * 20));
+			aio_destroy(ctx);
+			pthread_join(th[0], NULL);
+			for (int i = 0; i < nmade; i++) {
+				aio_expect_hup(made[i]);
+				CHECK_SYS(close(made[i]));
+			}
+			total += nmade;
+			failed += einval;
+		}
+		pt_diag("creation vs destroy: %ld objects made, %ld EINVAL",
+			total, failed);
+	}
+	CHECK_SYS(close(file));
+	return PT_PASS;
+}

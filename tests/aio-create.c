@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * POLLFS_IOC_AIO takes a live io_setup(2) context of the calling process
+ * and nothing else: 0, arbitrary addresses (mapped or not, even holding
+ * the context's ring id), a context id plus a page, a destroyed context
+ * and another process's context all give EINVAL, as do unknown flags and
+ * a non-zero reserved field; a bad argument pointer gives EFAULT.  The
+ * object is named pollfs:[aio], honours its creation flags, and cannot be
+ * written.
+ */
+#include "aio.h"
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+static aio_context_t live[4];
+static int nlive;
+
+static void expect_einval(aio_context_t id, const char *what)
+{
+	int fd = aio_fd_try(id, 0);
+
+	for (int i = 0; i < nlive; i++) {
+		if (id == live[i]) {
+			pt_diag("%s (%#llx) is a live context: not tried",
+				what, (unsigned long long)id);
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+	}
+	if (fd >= 0 || errno != EINVAL)
+		FAIL("POLLFS_IOC_AIO(%s = %#llx): returned %d, errno %d (%s), "
+		     "expected EINVAL", what, (unsigned long long)id, fd,
+		     fd >= 0 ? 0 : errno, fd >= 0 ? "" : strerror(errno));
+}
+
+static void check_link(int fd, const char *want)
+{
+	char path[64], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
+	link[n] = 0;
+	if (strcmp(link, want))
+		FAIL("readlink(%s) = \"%s\", expected \"%s\"", path, link, want);
+}
+
+static aio_context_t parent_ctx;
+
+/* A fresh process has no AIO context: the parent's id is not its own. */
+static int child_without_contexts(void *unused)
+{
+	(void)unused;
+	CHECK_ERR(aio_fd_try(parent_ctx, 0), EINVAL);
+	return PT_PASS;
+}
+
+/*
+ * A process with a context of its own: the parent's ring is still mapped
+ * here (fork copies the mapping) and names slot 0 of the table, as the
+ * child's own context does, yet it is not the child's context.
+ */
+static int child_with_context(void *unused)
+{
+	aio_context_t mine;
+	int fd;
+
+	(void)unused;
+	mine = aio_setup(4);
+	CHECK(mine != parent_ctx);
+	CHECK_EQ(aio_ring(mine)->id, aio_ring(parent_ctx)->id);
+	CHECK_ERR(aio_fd_try(parent_ctx, 0), EINVAL);
+	fd = aio_fd(mine, 0);
+	CHECK_SYS(close(fd));
+	aio_destroy(mine);
+	return PT_PASS;
+}
+
+int main(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *volatile null = NULL;
+	struct pollfs_aio_open op;
+	aio_context_t ctx, big, dead;
+	char buf[64], *map, *hole;
+	unsigned int *fake;
+	int dev, fd, probe, fl;
+
+	pt_watchdog(60);
+	ctx = aio_setup(1);
+	big = aio_setup(1024);	/* a ring of several pages */
+	live[nlive++] = ctx;
+	live[nlive++] = big;
+
+	/* a live context of ours: an fd named pollfs:[aio] */
+	fd = aio_fd(ctx, 0);
+	check_link(fd, "pollfs:[aio]");
+	fl = CHECK_SYS(fcntl(fd, F_GETFL));
+	CHECK_EQ(fl & O_ACCMODE, O_RDWR);
+	CHECK_EQ(fl & O_NONBLOCK, 0);
+	CHECK_EQ(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC, 0);
+	aio_expect_empty(fd);
+
+	/* no write, whatever its size; short reads; no seeking */
+	memset(buf, 0, sizeof(buf));
+	CHECK_ERR(write(fd, buf, 16), EINVAL);
+	CHECK_ERR(write(fd, buf, 1), EINVAL);
+	CHECK_ERR(write(fd, buf, 32), EINVAL);
+	CHECK_ERR(write(fd, buf, 64), EINVAL);
+	CHECK_ERR(write(fd, buf, 0), EINVAL);
+	CHECK_ERR(read(fd, buf, 15), EINVAL);
+	CHECK_ERR(read(fd, buf, 1), EINVAL);
+	CHECK_ERR(read(fd, buf, 0), EINVAL);
+	CHECK_ERR(lseek(fd, 0, SEEK_SET), ESPIPE);
+	CHECK_SYS(close(fd));
+
+	fd = aio_fd(ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	check_link(fd, "pollfs:[aio]");
+	CHECK(CHECK_SYS(fcntl(fd, F_GETFL)) & O_NONBLOCK);
+	CHECK(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC);
+	CHECK_ERR(read(fd, buf, 16), EAGAIN);
+	CHECK_SYS(close(fd));
+
+	fd = aio_fd(big, O_NONBLOCK);	/* the O_ spelling is the same */
+	check_link(fd, "pollfs:[aio]");
+	CHECK_ERR(read(fd, buf, 16), EAGAIN);
+	CHECK_SYS(close(fd));
+
+	dev = pt_dev();
+	probe = CHECK_SYS(dup(dev));
+	CHECK_SYS(close(probe));
+
+	/* anything but a live context of ours */
+	expect_einval(0, "0");
+	expect_einval(1, "1");
+	expect_einval(ctx + 1, "ctx + 1");
+	expect_einval(ctx + 8, "ctx + 8");
+	expect_einval(ctx + (aio_context_t)page, "ctx + 4096");
+	expect_einval(ctx - (aio_context_t)page, "ctx - 4096");
+	expect_einval(big + (aio_context_t)page, "big ring's ctx + 4096");
+	expect_einval(big + 2 * (aio_context_t)page, "big ring's ctx + 8192");
+	expect_einval((aio_context_t)(uintptr_t)buf, "a stack address");
+	expect_einval((aio_context_t)(uintptr_t)&main, "a code address");
+	expect_einval(0xffffffff81000000ull, "a kernel address");
+	expect_einval(0x8000000000000000ull, "a non-canonical address");
+	expect_einval(~0ull, "~0");
+	expect_einval(ctx & 0xffffffffull, "the low half of ctx");
+
+	/* mapped memory holding the ring's id (slot 0 of the table): the id
+	 * alone does not make a context */
+	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	fake = (unsigned int *)map;
+	memcpy(fake, (const void *)aio_ring(ctx), sizeof(struct aio_ring_head));
+	CHECK_EQ(fake[0], aio_ring(ctx)->id);
+	expect_einval((aio_context_t)(uintptr_t)map, "a copy of ctx's ring");
+	memcpy(fake, (const void *)aio_ring(big), sizeof(struct aio_ring_head));
+	expect_einval((aio_context_t)(uintptr_t)map, "a copy of big's ring");
+
+	/* an unmapped address */
+	hole = map + page;
+	CHECK_SYS(munmap(hole, (size_t)page));
+	expect_einval((aio_context_t)(uintptr_t)hole, "an unmapped address");
+	CHECK_SYS(mprotect(map, (size_t)page, PROT_NONE));
+	expect_einval((aio_context_t)(uintptr_t)map, "a PROT_NONE page");
+
+	/* a destroyed context (checked before any io_setup can reuse its
+	 * address) */
+	dead = aio_setup(8);
+	fd = aio_fd(dead, 0);
+	CHECK_SYS(close(fd));
+	aio_destroy(dead);
+	expect_einval(dead, "a destroyed context");
+	CHECK_ERR(aio_sys_destroy(dead), EINVAL);	/* as the kernel sees it */
+
+	/* bad flags or reserved, with a valid context */
+	for (int bit = 0; bit < 32; bit++) {
+		unsigned int f = 1u << bit;
+
+		if (f == POLLFS_NONBLOCK || f == POLLFS_CLOEXEC)
+			continue;
+		memset(&op, 0, sizeof(op));
+		op.ctx = ctx;
+		op.flags = f;
+		errno = 0;
+		fd = ioctl(dev, POLLFS_IOC_AIO, &op);
+		if (fd >= 0 || errno != EINVAL)
+			FAIL("flags %#x: returned %d, errno %d (%s), expected "
+			     "EINVAL", f, fd, errno, strerror(errno));
+	}
+	memset(&op, 0, sizeof(op));
+	op.ctx = ctx;
+	op.flags = POLLFS_NONBLOCK;
+	op.reserved = 1;
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, &op), EINVAL);
+	op.reserved = 0x80000000u;
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, &op), EINVAL);
+
+	/* bad argument pointers */
+	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	hole = map + page;
+	CHECK_SYS(mprotect(hole, (size_t)page, PROT_NONE));
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, null), EFAULT);
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, (void *)1), EFAULT);
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, hole), EFAULT);
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, (void *)-4096L), EFAULT);
+	/* a valid argument straddling into the hole: only ctx is mapped */
+	memset(&op, 0, sizeof(op));
+	op.ctx = ctx;
+	memcpy(hole - 8, &op, 8);
+	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, hole - 8), EFAULT);
+
+	/* none of the failures created a file */
+	CHECK_EQ(CHECK_SYS(dup(dev)), probe);
+	CHECK_SYS(close(probe));
+
+	/* the same argument, mapped whole, works */
+	memcpy(hole - 16, &op, sizeof(op));
+	fd = CHECK_SYS(ioctl(dev, POLLFS_IOC_AIO, hole - 16));
+	check_link(fd, "pollfs:[aio]");
+	CHECK_SYS(close(fd));
+
+	/* another process's context */
+	parent_ctx = ctx;
+	CHECK_EQ(pt_run_child(child_without_contexts, NULL, 20000), PT_PASS);
+	CHECK_EQ(pt_run_child(child_with_context, NULL, 20000), PT_PASS);
+
+	/* and ours still works after all that */
+	fd = aio_fd(ctx, 0);
+	aio_expect_empty(fd);
+	CHECK_SYS(close(fd));
+	CHECK_SYS(close(dev));
+	aio_destroy(ctx);
+	aio_destroy(big);
+	return PT_PASS;
+}

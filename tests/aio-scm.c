@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An AIO object passed over a UNIX socket (SCM_RIGHTS) to another process
+ * reports the owner's context there: its completions wake the receiver,
+ * and when the owning process exits (with or without its own copy of the
+ * fd open, with a request in flight) or destroys the context, the
+ * receiver, asleep in poll, sees POLLHUP and reads 0.
+ */
+#include "aio.h"
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+static int sock[2];
+
+static void send_fd(int s, int fd, aio_context_t ctx)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &ctx, sizeof(ctx) };
+	struct msghdr msg;
+	struct cmsghdr *cm;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	CHECK_EQ(sendmsg(s, &msg, 0), sizeof(ctx));
+}
+
+static int recv_fd(int s, aio_context_t *ctx)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { ctx, sizeof(*ctx) };
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	int fd;
+
+	CHECK(aio_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), sizeof(*ctx));
+	cm = CMSG_FIRSTHDR(&msg);
+	CHECK(cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS);
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* What the owner does and what the object says, for a failure report. */
+static void show_state(pid_t pid, int fd)
+{
+	char path[64], buf[512];
+	const char *files[] = { "stat", "wchan", "stack" };
+	ssize_t n;
+	int f;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		n = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
+		if (f >= 0)
+			close(f);
+		buf[n > 0 ? n : 0] = 0;
+		pt_diag("owner %s: %s", path, n > 0 ? buf : strerror(errno));
+	}
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	n = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
+	if (f >= 0)
+		close(f);
+	buf[n > 0 ? n : 0] = 0;
+	pt_diag("%s: %s", path, buf);
+}
+
+enum { KEEP_AND_EXIT, CLOSE_AND_EXIT, DESTROY, KILLED, CASES };
+static const char *const cname[] = {
+	"owner exits with its copy open", "owner closes its copy and exits",
+	"owner destroys the context", "owner killed",
+};
+
+static int owner(void *arg)
+{
+	static char data[64];
+	int how = (int)(intptr_t)arg, s = sock[1], fd, file, pfd[2];
+	struct iocb cbs[2], *ptrs[2] = { &cbs[0], &cbs[1] };
+	aio_context_t ctx;
+	char c;
+
+	ctx = aio_setup(8);
+	fd = aio_fd(ctx, 0);
+	file = aio_tmpfile("/tmp", 0);
+	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
+	send_fd(s, fd, ctx);
+	if (how != KEEP_AND_EXIT)
+		CHECK_SYS(close(fd));
+	aio_expect_msg(s, 'g');
+	aio_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
+	aio_prep_poll(&cbs[1], pfd[0], POLLIN, 2);	/* stays in flight */
+	aio_submit(ctx, 2, ptrs);
+	aio_expect_msg(s, 'x');
+	switch (how) {
+	case DESTROY:
+		aio_destroy(ctx);
+		/* and stay alive until the receiver saw it */
+		CHECK(aio_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
+		CHECK_EQ(read(s, &c, 1), 0);
+		break;
+	case KILLED:
+		raise(SIGKILL);
+		break;
+	}
+	return PT_PASS;
+}
+
+int main(void)
+{
+	aio_context_t ctx;
+	int fd;
+
+	pt_watchdog(90);
+	for (int how = 0; how < CASES; how++) {
+		int64_t t0;
+		pid_t pid;
+		int status;
+
+		CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				     sock));
+		pid = CHECK_SYS(fork());
+		if (pid == 0) {
+			alarm(0);
+			close(sock[0]);
+			_exit(owner((void *)(intptr_t)how));
+		}
+		CHECK_SYS(close(sock[1]));
+		fd = recv_fd(sock[0], &ctx);
+		pt_diag("%s: received fd %d for context %#llx", cname[how], fd,
+			(unsigned long long)ctx);
+		aio_expect_empty(fd);
+		/* not our context: no object of ours can name it */
+		CHECK_ERR(aio_fd_try(ctx, 0), EINVAL);
+
+		aio_send(sock[0], 'g');
+		if (aio_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
+			FAIL("%s: the owner's completion did not wake the "
+			     "receiver", cname[how]);
+		aio_expect_avail(fd, ctx, 1);
+
+		aio_send(sock[0], 'x');
+		t0 = pt_mono();
+		/* events 0: sleep for POLLHUP alone, not the POLLIN of the
+		 * completion the owner leaves unreaped */
+		if (aio_revents(fd, 0, PT_WAIT_MS) != POLLHUP) {
+			show_state(pid, fd);
+			FAIL("%s: no POLLHUP within %d ms", cname[how],
+			     PT_WAIT_MS);
+		}
+		pt_diag("%s: POLLHUP after %lld ms", cname[how],
+			(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
+		aio_expect_hup(fd);
+		CHECK_SYS(close(sock[0]));
+		while (waitpid(pid, &status, 0) < 0)
+			CHECK(errno == EINTR);
+		if (how == KILLED)
+			CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		else if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
+			FAIL("%s: owner status %#x", cname[how], status);
+		aio_expect_hup(fd);
+		CHECK_SYS(close(fd));
+	}
+	return PT_PASS;
+}
