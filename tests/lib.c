@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+/* Shared helpers of the pollfs tests; see lib.h. */
+#include "lib.h"
+
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static void (*fail_hook)(void);
+
+/* One write() per line, so that forked children and threads never mix or
+ * duplicate buffered output. */
+static void emit(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	size_t n, off = 0;
+	ssize_t w;
+
+	n = (size_t)snprintf(buf, sizeof(buf), "# %s", prefix);
+	if (n < sizeof(buf))
+		vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	n = strlen(buf);
+	/* Keep it one line: the runner reads diagnostics line by line. */
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	if (n > sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	while (off < n) {
+		w = write(STDOUT_FILENO, buf + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+void pt_diag(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
+	errno = e;
+}
+
+void pt_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	char prefix[256];
+	void (*hook)(void) = fail_hook;
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), "FAIL %s:%d: ", file, line);
+	va_start(ap, fmt);
+	emit(prefix, fmt, ap);
+	va_end(ap);
+	fail_hook = NULL;
+	if (hook)
+		hook();
+	_exit(PT_FAIL);
+}
+
+void pt_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
+	_exit(PT_SKIP);
+}
+
+void pt_on_fail(void (*fn)(void))
+{
+	fail_hook = fn;
+}
+
+static unsigned int watchdog_seconds;
+
+static void watchdog_fired(int sig)
+{
+	char msg[96];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg),
+		     "# FAIL watchdog: still running after %u s\n",
+		     watchdog_seconds);
+	if (write(STDOUT_FILENO, msg, (size_t)n) < 0)
+		_exit(PT_FAIL);
+	_exit(PT_FAIL);
+}
+
+void pt_watchdog(unsigned int seconds)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fired;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL))
+		FAIL("sigaction(SIGALRM): %s", strerror(errno));
+	watchdog_seconds = seconds;
+	alarm(seconds);
+}
+
+/* ---- time ---- */
+
+int64_t pt_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		FAIL("clock_gettime(%d): %s", (int)clk, strerror(errno));
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+int64_t pt_mono(void)
+{
+	return pt_now(CLOCK_MONOTONIC);
+}
+
+int64_t pt_ts_ns(const struct __kernel_timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+}
+
+struct __kernel_timespec pt_ns_ts(int64_t ns)
+{
+	struct __kernel_timespec ts;
+
+	ts.tv_sec = ns / NSEC_PER_SEC;
+	ts.tv_nsec = ns % NSEC_PER_SEC;
+	return ts;
+}
+
+void pt_sleep_ns(int64_t ns)
+{
+	int64_t end = pt_mono() + ns;
+	struct timespec ts;
+
+	ts.tv_sec = end / NSEC_PER_SEC;
+	ts.tv_nsec = end % NSEC_PER_SEC;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+clockid_t pt_base_clock(clockid_t clk)
+{
+	switch (clk) {
+	case CLOCK_REALTIME_ALARM:
+		return CLOCK_REALTIME;
+	case CLOCK_BOOTTIME_ALARM:
+		return CLOCK_BOOTTIME;
+	default:
+		return clk;
+	}
+}
+
+const char *pt_clock_name(clockid_t clk)
+{
+	switch (clk) {
+	case CLOCK_REALTIME:
+		return "CLOCK_REALTIME";
+	case CLOCK_MONOTONIC:
+		return "CLOCK_MONOTONIC";
+	case CLOCK_BOOTTIME:
+		return "CLOCK_BOOTTIME";
+	case CLOCK_REALTIME_ALARM:
+		return "CLOCK_REALTIME_ALARM";
+	case CLOCK_BOOTTIME_ALARM:
+		return "CLOCK_BOOTTIME_ALARM";
+	default:
+		return "clock?";
+	}
+}
+
+/* ---- objects ---- */
+
+int pt_dev_at(const char *file, int line)
+{
+	int fd = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		pt_fail_at(file, line, "open(/dev/pollfs): errno %d (%s)",
+			   errno, strerror(errno));
+	return fd;
+}
+
+int pt_timer_try(unsigned int flags)
+{
+	struct pollfs_open op = { .flags = flags, .reserved = 0 };
+	int dev, fd, e;
+
+	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -1;
+	fd = ioctl(dev, POLLFS_IOC_TIMER, &op);
+	e = errno;
+	close(dev);
+	errno = e;
+	return fd;
+}
+
+int pt_timer_at(const char *file, int line, unsigned int flags)
+{
+	int fd = pt_timer_try(flags);
+
+	if (fd < 0)
+		pt_fail_at(file, line,
+			   "creating a timer (flags %#x): errno %d (%s)",
+			   flags, errno, strerror(errno));
+	return fd;
+}
+
+struct pollfs_timer_spec pt_spec(clockid_t clk, unsigned int flags,
+				 int64_t value_ns, int64_t interval_ns)
+{
+	struct pollfs_timer_spec s;
+
+	memset(&s, 0, sizeof(s));
+	s.clockid = clk;
+	s.flags = flags;
+	s.value = pt_ns_ts(value_ns);
+	s.interval = pt_ns_ts(interval_ns);
+	return s;
+}
+
+ssize_t pt_timer_set(int fd, clockid_t clk, unsigned int flags,
+		     int64_t value_ns, int64_t interval_ns)
+{
+	struct pollfs_timer_spec s = pt_spec(clk, flags, value_ns, interval_ns);
+
+	return write(fd, &s, sizeof(s));
+}
+
+void pt_arm_at(const char *file, int line, int fd, clockid_t clk,
+	       unsigned int flags, int64_t value_ns, int64_t interval_ns)
+{
+	ssize_t r = pt_timer_set(fd, clk, flags, value_ns, interval_ns);
+
+	if (r != TIMER_SPEC_SIZE)
+		pt_fail_at(file, line,
+			   "arming timer fd %d (%s, flags %#x, value %lld ns, "
+			   "interval %lld ns): write returned %zd, errno %d (%s)",
+			   fd, pt_clock_name(clk), flags, (long long)value_ns,
+			   (long long)interval_ns, r, errno, strerror(errno));
+}
+
+bool pt_poll_in_at(const char *file, int line, int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int64_t end = pt_mono() + MS(timeout_ms);
+	int r;
+
+	for (;;) {
+		r = poll(&p, 1, timeout_ms);
+		if (r >= 0)
+			break;
+		if (errno != EINTR)
+			pt_fail_at(file, line, "poll(fd %d): errno %d (%s)",
+				   fd, errno, strerror(errno));
+		if (timeout_ms > 0) {
+			int64_t left = end - pt_mono();
+
+			timeout_ms = left > 0 ? (int)(left / NSEC_PER_MSEC) : 0;
+		}
+	}
+	if (r == 1 && (p.revents & POLLNVAL))
+		pt_fail_at(file, line, "poll(fd %d): POLLNVAL", fd);
+	return r == 1 && (p.revents & POLLIN);
+}
+
+void pt_wait_readable_at(const char *file, int line, int fd, int timeout_ms)
+{
+	int64_t t0 = pt_mono();
+
+	if (!pt_poll_in_at(file, line, fd, timeout_ms))
+		pt_fail_at(file, line, "fd %d not readable within %d ms",
+			   fd, timeout_ms);
+	/* poll looks at the fds once more when its timeout ends: readiness
+	 * seen only then means no wake-up came */
+	if (timeout_ms > 0 && pt_mono() - t0 >= MS(timeout_ms) * 9 / 10)
+		pt_fail_at(file, line,
+			   "fd %d readable only as poll timed out (%d ms): "
+			   "no wake-up", fd, timeout_ms);
+}
+
+void pt_read_event_at(const char *file, int line, int fd,
+		      struct pollfs_timer_event *ev)
+{
+	ssize_t r;
+
+	memset(ev, 0, sizeof(*ev));
+	do
+		r = read(fd, ev, sizeof(*ev));
+	while (r < 0 && errno == EINTR);
+	if (r != TIMER_EVENT_SIZE)
+		pt_fail_at(file, line,
+			   "read(timer fd %d, 40): returned %zd, errno %d (%s)",
+			   fd, r, errno, strerror(errno));
+}
+
+void pt_expect_empty_at(const char *file, int line, int fd)
+{
+	char buf[64];
+	int fl;
+	ssize_t r;
+	int e;
+
+	if (pt_poll_in_at(file, line, fd, 0))
+		pt_fail_at(file, line, "fd %d: POLLIN while no record is expected",
+			   fd);
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		pt_fail_at(file, line, "fcntl(F_GETFL): %s", strerror(errno));
+	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		pt_fail_at(file, line, "fcntl(F_SETFL): %s", strerror(errno));
+	r = read(fd, buf, sizeof(buf));
+	e = errno;
+	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl))
+		pt_fail_at(file, line, "fcntl(F_SETFL): %s", strerror(errno));
+	if (r != -1 || e != EAGAIN)
+		pt_fail_at(file, line,
+			   "fd %d: non-blocking read with no record expected: "
+			   "returned %zd, errno %d (%s), expected EAGAIN",
+			   fd, r, e, strerror(e));
+}
+
+void pt_check_oneshot_event_at(const char *file, int line,
+			       const struct pollfs_timer_event *ev)
+{
+	if (ev->expirations != 1 || ev->remaining.tv_sec ||
+	    ev->remaining.tv_nsec || ev->interval.tv_sec ||
+	    ev->interval.tv_nsec)
+		pt_fail_at(file, line,
+			   "one-shot event: expirations %llu remaining "
+			   "%lld.%09lld interval %lld.%09lld, expected 1, 0, 0",
+			   (unsigned long long)ev->expirations,
+			   (long long)ev->remaining.tv_sec,
+			   (long long)ev->remaining.tv_nsec,
+			   (long long)ev->interval.tv_sec,
+			   (long long)ev->interval.tv_nsec);
+}
+
+/* ---- processes and privileges ---- */
+
+int pt_run_child(int (*fn)(void *), void *arg, int timeout_ms)
+{
+	int64_t deadline;
+	int status;
+	pid_t pid, r;
+
+	pid = fork();
+	if (pid < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		fail_hook = NULL;
+		alarm(0);
+		_exit(fn(arg));
+	}
+	deadline = pt_mono() + MS(timeout_ms);
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			FAIL("waitpid: %s", strerror(errno));
+		if (pt_mono() > deadline) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			pt_diag("child %d still running after %d ms: killed",
+				(int)pid, timeout_ms);
+			return PT_FAIL;
+		}
+		pt_sleep_ms(2);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	pt_diag("child %d killed by signal %d", (int)pid, WTERMSIG(status));
+	return PT_FAIL;
+}
+
+void pt_require_root(void)
+{
+	if (geteuid() != 0)
+		pt_skip("needs root");
+}
+
+void pt_become_nobody_at(const char *file, int line)
+{
+	if (setgroups(0, NULL))
+		pt_fail_at(file, line, "setgroups: %s", strerror(errno));
+	if (setresgid(65534, 65534, 65534))
+		pt_fail_at(file, line, "setresgid: %s", strerror(errno));
+	if (setresuid(65534, 65534, 65534))
+		pt_fail_at(file, line, "setresuid: %s", strerror(errno));
+	if (geteuid() != 65534 || getegid() != 65534)
+		pt_fail_at(file, line, "still euid %d egid %d", (int)geteuid(),
+			   (int)getegid());
+}
+
+int pt_run_cmd(char *const argv[], char *out, size_t outsz)
+{
+	static const char *const dirs[] = { "/sbin", "/usr/sbin", "/bin",
+					    "/usr/bin" };
+	size_t len = 0;
+	int pfd[2], status;
+	pid_t pid;
+	ssize_t r;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char path[256];
+
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		if (!strchr(argv[0], '/')) {
+			for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+				snprintf(path, sizeof(path), "%s/%s", dirs[i],
+					 argv[0]);
+				if (access(path, X_OK) == 0)
+					execv(path, argv);
+			}
+		}
+		execvp(argv[0], argv);
+		dprintf(STDERR_FILENO, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		char sink[256];
+
+		if (out && len + 1 < outsz)
+			r = read(pfd[0], out + len, outsz - 1 - len);
+		else
+			r = read(pfd[0], sink, sizeof(sink));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (out && len + 1 < outsz)
+			len += (size_t)r;
+	}
+	if (out && outsz)
+		out[len] = 0;
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+bool pt_module_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/pollfs", &st) == 0;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared helpers of the pollfs tests.
+ *
+ * Every test is a standalone program: exit 0 = pass, 1 = fail, 4 = skip.
+ * Diagnostics are lines starting with "# ".  A failed check prints where it
+ * failed, what it checked and what it saw, then ends the process with 1.
+ * Include this header first: it defines _GNU_SOURCE.
+ */
+#ifndef POLLFS_TESTS_LIB_H
+#define POLLFS_TESTS_LIB_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/pollfs.h>
+
+enum { PT_PASS = 0, PT_FAIL = 1, PT_SKIP = 4 };
+
+#define NSEC_PER_SEC	1000000000LL
+#define NSEC_PER_MSEC	1000000LL
+#define MS(x)		((int64_t)(x) * NSEC_PER_MSEC)
+#define US(x)		((int64_t)(x) * 1000LL)
+
+/*
+ * How late the guest (QEMU TCG, busy vCPUs) may run a timer callback or
+ * wake a sleeper.  Only lower bounds of counts derived from elapsed time
+ * use it; "never early" checks and upper bounds of counts are exact.
+ */
+#define PT_LAG		MS(60)
+
+/* How long a test waits for something that must happen (then it fails). */
+#define PT_WAIT_MS	10000
+
+#define TIMER_SPEC_SIZE		((ssize_t)sizeof(struct pollfs_timer_spec))
+#define TIMER_EVENT_SIZE	((ssize_t)sizeof(struct pollfs_timer_event))
+
+_Static_assert(sizeof(struct pollfs_open) == 8, "pollfs_open size");
+_Static_assert(sizeof(struct pollfs_timer_spec) == 40, "timer spec size");
+_Static_assert(sizeof(struct pollfs_timer_event) == 40, "timer event size");
+
+/* ---- reporting ---- */
+void pt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn, format(printf, 3, 4)))
+void pt_fail_at(const char *file, int line, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2)))
+void pt_skip(const char *fmt, ...);
+/* Called once by a failing check before the process exits. */
+void pt_on_fail(void (*fn)(void));
+/* Fails the test (exit 1) if it is still running after this many seconds. */
+void pt_watchdog(unsigned int seconds);
+
+#define FAIL(...) pt_fail_at(__FILE__, __LINE__, __VA_ARGS__)
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		int e_ = errno;						\
+		pt_fail_at(__FILE__, __LINE__,				\
+			   "CHECK(%s) failed (errno %d: %s)",		\
+			   #cond, e_, strerror(e_));			\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (a_ != b_)							\
+		pt_fail_at(__FILE__, __LINE__,				\
+			   "%s == %s: got %lld, expected %lld",		\
+			   #a, #b, a_, b_);				\
+} while (0)
+
+/* lo <= v <= hi */
+#define CHECK_RANGE(v, lo, hi) do {					\
+	long long v_ = (long long)(v);					\
+	long long lo_ = (long long)(lo), hi_ = (long long)(hi);		\
+	if (v_ < lo_ || v_ > hi_)					\
+		pt_fail_at(__FILE__, __LINE__,				\
+			   "%s = %lld, expected within [%lld, %lld]",	\
+			   #v, v_, lo_, hi_);				\
+} while (0)
+
+/* A call that must succeed (return >= 0); evaluates to its result. */
+#define CHECK_SYS(expr) ({						\
+	long r_ = (long)(expr);						\
+	if (r_ < 0) {							\
+		int e_ = errno;						\
+		pt_fail_at(__FILE__, __LINE__,				\
+			   "%s: returned %ld, errno %d (%s)",		\
+			   #expr, r_, e_, strerror(e_));		\
+	}								\
+	r_;								\
+})
+
+/* A call that must fail with exactly -1 and errno == err. */
+#define CHECK_ERR(expr, err) do {					\
+	errno = 0;							\
+	long r_ = (long)(expr);						\
+	int e_ = errno;							\
+	if (r_ != -1 || e_ != (err))					\
+		pt_fail_at(__FILE__, __LINE__,				\
+			   "%s: expected -1 with errno %s, got %ld "	\
+			   "with errno %d (%s)", #expr, #err, r_, e_,	\
+			   strerror(e_));				\
+} while (0)
+
+/* ---- time ---- */
+int64_t pt_now(clockid_t clk);
+int64_t pt_mono(void);
+int64_t pt_ts_ns(const struct __kernel_timespec *ts);
+struct __kernel_timespec pt_ns_ts(int64_t ns);
+/* Sleeps the whole duration, resuming after signal handlers. */
+void pt_sleep_ns(int64_t ns);
+#define pt_sleep_ms(ms) pt_sleep_ns(MS(ms))
+/* The clock to read for an absolute time of clk (the alarm clocks). */
+clockid_t pt_base_clock(clockid_t clk);
+const char *pt_clock_name(clockid_t clk);
+
+/* ---- objects ---- */
+/* open("/dev/pollfs", O_RDWR | O_CLOEXEC), failing the test if it fails. */
+#define pt_dev() pt_dev_at(__FILE__, __LINE__)
+int pt_dev_at(const char *file, int line);
+/* POLLFS_IOC_TIMER; returns the fd, or -1 with errno. */
+int pt_timer_try(unsigned int flags);
+/* POLLFS_IOC_TIMER, failing the test if it fails. */
+#define pt_timer(flags) pt_timer_at(__FILE__, __LINE__, (flags))
+int pt_timer_at(const char *file, int line, unsigned int flags);
+
+struct pollfs_timer_spec pt_spec(clockid_t clk, unsigned int flags,
+				 int64_t value_ns, int64_t interval_ns);
+/* Writes one spec; returns what write() returned (errno kept). */
+ssize_t pt_timer_set(int fd, clockid_t clk, unsigned int flags,
+		     int64_t value_ns, int64_t interval_ns);
+/* Writes one spec and checks that all 40 bytes were accepted. */
+#define pt_arm(fd, clk, flags, value_ns, interval_ns)			\
+	pt_arm_at(__FILE__, __LINE__, (fd), (clk), (flags),		\
+		  (value_ns), (interval_ns))
+void pt_arm_at(const char *file, int line, int fd, clockid_t clk,
+	       unsigned int flags, int64_t value_ns, int64_t interval_ns);
+#define pt_disarm(fd) pt_arm(fd, CLOCK_MONOTONIC, 0, 0, 0)
+
+/* poll() for POLLIN up to timeout_ms (-1: forever); true if it is set. */
+#define pt_poll_in(fd, timeout_ms)					\
+	pt_poll_in_at(__FILE__, __LINE__, (fd), (timeout_ms))
+bool pt_poll_in_at(const char *file, int line, int fd, int timeout_ms);
+/* Fails unless fd shows POLLIN within timeout_ms, woken before poll's
+ * timeout ends. */
+#define pt_wait_readable(fd, timeout_ms)				\
+	pt_wait_readable_at(__FILE__, __LINE__, (fd), (timeout_ms))
+void pt_wait_readable_at(const char *file, int line, int fd, int timeout_ms);
+/* Reads one record, failing unless read() returns exactly 40 bytes. */
+#define pt_read_event(fd, ev) pt_read_event_at(__FILE__, __LINE__, (fd), (ev))
+void pt_read_event_at(const char *file, int line, int fd,
+		      struct pollfs_timer_event *ev);
+/*
+ * Fails unless no record is ready now: no POLLIN, and a non-blocking read
+ * gives EAGAIN (O_NONBLOCK is set for that read and restored).
+ */
+#define pt_expect_empty(fd) pt_expect_empty_at(__FILE__, __LINE__, (fd))
+void pt_expect_empty_at(const char *file, int line, int fd);
+/* Fails unless a one-shot event: expirations 1, remaining 0, interval 0. */
+#define pt_check_oneshot_event(ev)					\
+	pt_check_oneshot_event_at(__FILE__, __LINE__, (ev))
+void pt_check_oneshot_event_at(const char *file, int line,
+			       const struct pollfs_timer_event *ev);
+
+/* ---- processes and privileges ---- */
+/*
+ * Runs fn(arg) in a forked child and returns its exit status (fn's return
+ * value, or 1 if a check failed in it); a child still running after
+ * timeout_ms is killed and counts as a failure.
+ */
+int pt_run_child(int (*fn)(void *), void *arg, int timeout_ms);
+/* Skips the test unless it runs as root. */
+void pt_require_root(void);
+/* setgroups(0), setresgid/setresuid to 65534: no capabilities left. */
+#define pt_become_nobody() pt_become_nobody_at(__FILE__, __LINE__)
+void pt_become_nobody_at(const char *file, int line);
+/* Runs argv (argv[0] looked up in PATH, /sbin, /usr/sbin), collecting its
+ * stdout and stderr into out; returns its exit status, or -1. */
+int pt_run_cmd(char *const argv[], char *out, size_t outsz);
+/* True if /sys/module/pollfs exists. */
+bool pt_module_loaded(void);
+
+#endif /* POLLFS_TESTS_LIB_H */

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The module unloads and loads again 20 times, and each time a timer can
+ * be created and used (armed periodic and closed armed, too).  It ends
+ * loaded; on a failure it is loaded again from $POLLFS_KO.
+ */
+#include "lib.h"
+
+#include <sys/stat.h>
+
+#define ROUNDS 20
+
+static const char *ko;
+
+static void reload(void)
+{
+	char out[1024];
+	char *argv[] = { "insmod", (char *)ko, NULL };
+
+	if (pt_module_loaded())
+		return;
+	if (pt_run_cmd(argv, out, sizeof(out)) != 0)
+		pt_diag("insmod %s failed: %s", ko, out);
+}
+
+int main(void)
+{
+	char out[1024];
+	char *rmmod[] = { "rmmod", "pollfs", NULL };
+	char *insmod[] = { "insmod", NULL, NULL };
+
+	pt_watchdog(55);
+	pt_require_root();
+	ko = getenv("POLLFS_KO");
+	if (!ko || !*ko)
+		pt_skip("POLLFS_KO is not set: cannot reload the module");
+	if (access(ko, R_OK))
+		pt_skip("POLLFS_KO=%s: %s", ko, strerror(errno));
+	if (!pt_module_loaded())
+		FAIL("the pollfs module is not loaded");
+	pt_on_fail(reload);
+	insmod[1] = (char *)ko;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		struct pollfs_timer_event ev;
+		int64_t deadline;
+		struct stat st;
+		int t, t2;
+
+		if (pt_run_cmd(rmmod, out, sizeof(out)) != 0)
+			FAIL("round %d: rmmod pollfs: %s", i, out);
+		CHECK(!pt_module_loaded());
+		if (pt_run_cmd(insmod, out, sizeof(out)) != 0)
+			FAIL("round %d: insmod %s: %s", i, ko, out);
+		CHECK(pt_module_loaded());
+		deadline = pt_mono() + 5 * NSEC_PER_SEC;
+		while (stat("/dev/pollfs", &st) && pt_mono() < deadline)
+			pt_sleep_ms(10);
+
+		t = pt_timer(0);
+		pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+		pt_read_event(t, &ev);
+		pt_check_oneshot_event(&ev);
+		t2 = pt_timer(POLLFS_NONBLOCK);
+		pt_arm(t2, CLOCK_MONOTONIC, 0, US(100), US(100));
+		pt_wait_readable(t2, PT_WAIT_MS);
+		CHECK_SYS(close(t2));	/* closed armed */
+		CHECK_SYS(close(t));
+	}
+	CHECK(pt_module_loaded());
+	return PT_PASS;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An absolute (POLLFS_TIMER_ABSTIME) one-shot timer of each clock fires
+ * once, not before the time given (read from the same clock; the alarm
+ * clocks from CLOCK_REALTIME and CLOCK_BOOTTIME); a time already past
+ * fires at once.  One timer is re-armed from clock to clock.
+ */
+#include "lib.h"
+
+#include <sys/timerfd.h>
+
+static const clockid_t clocks[] = {
+	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
+	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
+};
+
+static bool clock_usable(clockid_t clk)
+{
+	int fd = timerfd_create(clk, TFD_CLOEXEC);
+
+	if (fd < 0) {
+		pt_diag("%s: timerfd_create: %s: not tested", pt_clock_name(clk),
+			strerror(errno));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+int main(void)
+{
+	struct pollfs_timer_event ev;
+	int tested = 0;
+	int t;
+
+	pt_watchdog(50);
+	t = pt_timer(POLLFS_NONBLOCK);
+	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
+		clockid_t clk = clocks[c], base = pt_base_clock(clk);
+		int64_t target;
+
+		if (!clock_usable(clk))
+			continue;
+		pt_diag("%s, absolute", pt_clock_name(clk));
+		target = pt_now(base) + MS(20);
+		pt_arm(t, clk, POLLFS_TIMER_ABSTIME, target, 0);
+		pt_wait_readable(t, PT_WAIT_MS);
+		CHECK(pt_now(base) >= target);
+		pt_read_event(t, &ev);
+		pt_check_oneshot_event(&ev);
+		pt_expect_empty(t);
+
+		/* already past: fires at once (well within the wait) */
+		pt_diag("%s, absolute, 1 s in the past", pt_clock_name(clk));
+		target = pt_now(base) - NSEC_PER_SEC;
+		pt_arm(t, clk, POLLFS_TIMER_ABSTIME, target, 0);
+		pt_wait_readable(t, PT_WAIT_MS);
+		pt_read_event(t, &ev);
+		pt_check_oneshot_event(&ev);
+		pt_expect_empty(t);
+		CHECK(!pt_poll_in(t, 50));
+		tested++;
+	}
+	CHECK_SYS(close(t));
+	if (tested < 3)
+		FAIL("only %d clocks could be tested", tested);
+	return PT_PASS;
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A new timer is disarmed: no POLLIN, a non-blocking read gives EAGAIN,
+ * now and a while later.
+ */
+#include "lib.h"
+
+int main(void)
+{
+	char buf[40];
+	int nb, b;
+
+	pt_watchdog(50);
+
+	nb = pt_timer(POLLFS_NONBLOCK);
+	b = pt_timer(0);
+	CHECK_ERR(read(nb, buf, sizeof(buf)), EAGAIN);
+	CHECK(!pt_poll_in(nb, 0));
+	CHECK(!pt_poll_in(b, 0));
+	pt_expect_empty(b);
+
+	CHECK(!pt_poll_in(nb, 200));
+	CHECK(!pt_poll_in(b, 200));
+	CHECK_ERR(read(nb, buf, sizeof(buf)), EAGAIN);
+	pt_expect_empty(b);
+	CHECK_SYS(close(nb));
+	CHECK_SYS(close(b));
+	return PT_PASS;
+}
