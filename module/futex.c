@@ -312,8 +312,10 @@ static int pollfs_futex_arm(struct pollfs_futex *f, const char __user *buf,
 }
 
 /*
- * Every write replaces the previous wait, armed or woken and unread; a
- * write that fails leaves the object unarmed.
+ * Every write of at least one record replaces the previous wait, armed
+ * or woken and unread; one that fails leaves the object unarmed.  (A
+ * write shorter than a record is refused by the core and changes
+ * nothing.)
  */
 static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 				  const char __user *buf, size_t nrec)
@@ -321,18 +323,18 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 	struct pollfs_futex *f = to_futex(obj);
 	int ret;
 
-	if (nrec > POLLFS_FUTEX_WAITV_MAX)
-		return -EINVAL;
-	if (!current->mm)
-		return -EFAULT;
-
 	mutex_lock(&f->lock);
 	if (f->state == POLLFS_FUTEX_ARMED)
 		pollfs_futex_disarm(f);
 	f->nr = 0;
 	f->nr_pending = 0;
 	pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
-	ret = pollfs_futex_arm(f, buf, nrec);
+	if (nrec > POLLFS_FUTEX_WAITV_MAX)
+		ret = -EINVAL;
+	else if (!current->mm)
+		ret = -EFAULT;
+	else
+		ret = pollfs_futex_arm(f, buf, nrec);
 	mutex_unlock(&f->lock);
 	return ret ? ret : nrec;
 }

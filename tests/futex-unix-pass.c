@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An object passed to another process over a UNIX socket (SCM_RIGHTS)
+ * is the same object there.  Armed private by the sender, the receiver's
+ * private (or shared) wakes of the same address count nothing; the
+ * sender's wake fires it, and the receiver reads the record.  Re-armed
+ * by the receiver on its own word, its wake counts it and the sender's
+ * does not.  Armed shared, the receiver's shared wake counts it.
+ */
+#include "futex.h"
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+static uint32_t word = 0x51;
+static uint32_t *shm;
+static int sk[2];
+
+static void send_fd(int s, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char c = 'f';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	CHECK_EQ(sendmsg(s, &msg, 0), 1);
+}
+
+static int recv_fd(int s)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), 1);
+	cm = CMSG_FIRSTHDR(&msg);
+	CHECK(cm && cm->cmsg_type == SCM_RIGHTS);
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+static void say(int s)
+{
+	CHECK_EQ(write(s, "s", 1), 1);
+}
+
+static void hear(int s)
+{
+	char c;
+
+	CHECK_EQ(read(s, &c, 1), 1);
+}
+
+static int receiver(void)
+{
+	char link[64], path[64];
+	ssize_t n;
+	int fd = recv_fd(sk[1]);
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
+	link[n] = 0;
+	CHECK(!strcmp(link, "pollfs:[futex]"));
+
+	/* the sender's private wait: not ours to wake */
+	fx_expect_armed(fd);
+	CHECK_EQ(word, 0x51);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_SHARED), 0);
+	fx_expect_armed(fd);
+	say(sk[1]);
+	/* the sender wakes it; we read the record */
+	pt_wait_readable(fd, PT_WAIT_MS);
+	fx_expect_rec(fd, &word, 0x51, FX_PRIVATE);
+
+	/* re-armed here on our word */
+	word = 0x52;
+	fx_arm(fd, &word, 0x52, FX_PRIVATE);
+	say(sk[1]);
+	hear(sk[1]);
+	fx_expect_armed(fd);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
+	fx_expect_rec(fd, &word, 0x52, FX_PRIVATE);
+	say(sk[1]);
+
+	/* shared: our wake of the shared word counts it */
+	hear(sk[1]);
+	CHECK_EQ(fx_wake(&shm[3], INT_MAX, FX_SHARED), 1);
+	say(sk[1]);
+	CHECK_SYS(close(fd));
+	return PT_PASS;
+}
+
+int main(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	pt_watchdog(50);
+	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(shm != MAP_FAILED);
+	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sk));
+	/* the receiver forks before the object exists: it gets it only
+	 * through the socket */
+	pid = fx_fork();
+	if (pid == 0) {
+		_exit(receiver());
+	}
+
+	fd = fx_new(POLLFS_NONBLOCK);
+	fx_arm(fd, &word, 0x51, FX_PRIVATE);
+	send_fd(sk[0], fd);
+	hear(sk[0]);
+	fx_expect_armed(fd);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
+
+	/* the receiver re-armed on its word */
+	hear(sk[0]);
+	CHECK_EQ(word, 0x51);
+	fx_expect_armed(fd);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+	fx_expect_armed(fd);
+	say(sk[0]);
+
+	/* shared, woken by the receiver */
+	hear(sk[0]);
+	fx_expect_unarmed(fd);
+	fx_arm(fd, &shm[3], 0, FX_SHARED);
+	say(sk[0]);
+	hear(sk[0]);
+	fx_expect_rec(fd, &shm[3], 0, FX_SHARED);
+
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), PT_PASS);
+	CHECK_SYS(close(fd));
+	return PT_PASS;
+}
