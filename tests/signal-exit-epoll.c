@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An epoll instance that outlives the process whose signal queue it
+ * watched (the kernel detaches it with wake_up_pollfree when that
+ * process's signal handlers go away, as for signalfd): a child registers
+ * its object in the parent's epoll instance and hands the object to the
+ * parent, then exits, also while one of its threads sleeps in epoll_wait
+ * on that instance.  The parent then uses, modifies, removes and closes
+ * both without harm (the runner checks the kernel log), and an object
+ * registered again by the parent reports the parent's signals.
+ */
+#include "signal.h"
+
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+static int ep;
+static int sock[2];
+static atomic_int w_tid;
+
+/* Sends fd with its number as the data: epoll knows it by that number. */
+static void send_fd(int s, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	int c = fd;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(cbuf, 0, sizeof(cbuf));
+	iov.iov_base = &c;
+	iov.iov_len = sizeof(c);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	CHECK_EQ(sendmsg(s, &msg, 0), (ssize_t)sizeof(c));
+}
+
+/* Receives an fd and installs it at the number it had in the sender. */
+static int recv_fd(int s)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	int c = -1;
+	int fd;
+
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &c;
+	iov.iov_len = sizeof(c);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	if (!pt_poll_in(s, PT_WAIT_MS))
+		FAIL("no fd from the child within %d ms", PT_WAIT_MS);
+	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(c));
+	cm = CMSG_FIRSTHDR(&msg);
+	CHECK(cm && cm->cmsg_type == SCM_RIGHTS);
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (fd != c) {
+		CHECK_ERR(fcntl(c, F_GETFD), EBADF);
+		CHECK_EQ(dup3(fd, c, O_CLOEXEC), c);
+		CHECK_SYS(close(fd));
+	}
+	return c;
+}
+
+static void *waiter(void *unused)
+{
+	struct epoll_event e;
+
+	(void)unused;
+	w_tid = ps_gettid();
+	epoll_wait(ep, &e, 1, -1);
+	_exit(3);	/* must not return: nothing the child reads comes */
+}
+
+static int child(void *arg)
+{
+	bool sleeper = arg != NULL;
+	struct epoll_event e;
+	pthread_t t;
+	int fd;
+
+	fd = ps_signal(ps_bit(SIGUSR1), POLLFS_NONBLOCK);
+	memset(&e, 0, sizeof(e));
+	e.events = EPOLLIN;
+	e.data.u64 = 1;
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+	/* a signal of the child: reported while the child lives */
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 1);
+	send_fd(sock[1], fd);
+	if (sleeper) {
+		struct pollfs_siginfo psi;
+
+		CHECK_EQ(ps_read_one(fd, &psi), 1);
+		CHECK_EQ(pthread_create(&t, NULL, waiter, NULL), 0);
+		while (!w_tid)
+			pt_sleep_ms(1);
+		ps_wait_in_syscall(getpid(), w_tid, SYS_epoll_wait,
+				   SYS_epoll_pwait);
+	}
+	exit(0);
+}
+
+int main(void)
+{
+	struct pollfs_siginfo psi;
+	struct epoll_event e[2];
+	int fd;
+
+	pt_watchdog(60);
+	ps_block(ps_bit(SIGUSR1));
+	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+
+	for (int round = 0; round < 2; round++) {
+		ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+		CHECK_EQ(pt_run_child(child, round ? (void *)1 : NULL,
+				      PT_WAIT_MS), PT_PASS);
+		fd = recv_fd(sock[0]);
+
+		/* the child is gone; its queue with it */
+		CHECK_SYS(epoll_wait(ep, e, 2, 50));
+		CHECK_SYS(kill(getpid(), SIGUSR1));
+		CHECK_SYS(epoll_wait(ep, e, 2, 50));
+		e[0].events = EPOLLIN | EPOLLET;
+		e[0].data.u64 = 2;
+		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &e[0]));
+		CHECK_SYS(epoll_wait(ep, e, 2, 50));
+		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL));
+		CHECK_EQ(epoll_wait(ep, e, 2, 0), 0);
+
+		/* registered again here: the parent's signal */
+		e[0].events = EPOLLIN;
+		e[0].data.u64 = 3;
+		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e[0]));
+		CHECK_EQ(epoll_wait(ep, e, 2, 0), 1);
+		CHECK_EQ(e[0].data.u64, 3);
+		CHECK_EQ(ps_read_one(fd, &psi), 1);
+		ps_check_sig(&psi, SIGUSR1, SI_USER);
+		CHECK_EQ(psi.psi_pid, getpid());
+		CHECK_EQ(epoll_wait(ep, e, 2, 0), 0);
+		CHECK_SYS(kill(getpid(), SIGUSR1));
+		CHECK_EQ(epoll_wait(ep, e, 2, PT_WAIT_MS), 1);
+		CHECK_EQ(ps_read_one(fd, &psi), 1);
+
+		/* closed in both orders */
+		if (round) {
+			CHECK_SYS(close(ep));
+			CHECK_SYS(close(fd));
+		} else {
+			CHECK_SYS(close(fd));
+			CHECK_SYS(close(ep));
+		}
+	}
+	return PT_PASS;
+}
