@@ -19,7 +19,7 @@ BTF ?= $(CURDIR)/build/kernel/vmlinux
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
 
-all: module lib tests examples
+all: module lib tests examples bench-build
 
 KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(BTF),POLLFS_BTF=$(BTF))
 
@@ -44,6 +44,16 @@ check: setup
 	$(MAKE) all
 	vm/check
 
+# DKMS inside the guest: build, install and modprobe the module there.
+check-dkms:
+	vm/setup --rootfs dkms
+	$(MAKE) lib tests
+	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf module/*.c \
+		module/*.h module/gen-btf-header module/btf-path \
+		module/extract-vmlinux include
+	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
+		--add build/pollfs-src.tar --add tests/dkms/check -- /check
+
 run: setup
 	$(MAKE) all
 	vm/run -- /pollfs/bin/demo
@@ -52,13 +62,38 @@ shell: setup
 	$(MAKE) all
 	vm/run --interactive
 
+# The benchmark programs (bench/), built by `make all`.
+bench-build:
+	$(MAKE) -C bench
+
+# Runs them in the guest (about 10 minutes under TCG), plots the ratios
+# into build/bench/bench.png and prints the table of build/bench/bench.csv.
+bench: setup
+	$(MAKE) all
+	$(MAKE) -C bench
+	@echo "bench: host load before the run: $$(cut -d' ' -f1-3 /proc/loadavg) ($$(nproc) CPUs)"
+	vm/run --out build/bench -- /pollfs/bin/bench-run
+	@echo "bench: host load after the run: $$(cut -d' ' -f1-3 /proc/loadavg) (the guest itself keeps up to 2 busy)"
+	bench/plot build/bench/bench.csv build/bench/bench.png
+	@bench/run --table build/bench/bench.csv
+
 CHECKPATCH ?= build/checkpatch/checkpatch.pl
 $(CHECKPATCH):
 	vm/fetch-checkpatch $(dir $@)
 
-style: $(CHECKPATCH)
+# checkpatch, sparse and W=1 on the module, cppcheck on the library:
+# any finding fails.
+style: setup $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --quiet -f module/*.c module/*.h \
 		include/uapi/linux/pollfs.h
+	$(MAKE) style-build
+	cppcheck --enable=warning,style,performance,portability \
+		--error-exitcode=1 --quiet -I include/uapi -I userlib userlib/*.c
+
+style-build:
+	touch module/*.c
+	$(KBUILD) C=1 W=1 modules 2>&1 | tee build/style.log
+	! grep -E 'warning:|error:' build/style.log
 
 install: lib
 	$(MAKE) -C userlib install PREFIX=$(PREFIX)
@@ -97,5 +132,6 @@ clean:
 	$(MAKE) -C tests clean
 	$(MAKE) -C examples clean
 
-.PHONY: all module lib tests examples setup check run shell style \
-	install install-module dkms-install clean
+.PHONY: all module lib tests examples setup check check-dkms run shell style \
+	style-build \
+	install install-module dkms-install clean bench bench-build

@@ -234,6 +234,7 @@ retry:
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		hb = kfutex.q_lock(wait_q(w));
+		__acquire(q_lock_ptr(w->q));
 		ret = kfutex.get_value_locked(&uval, wait_uaddr(w));
 		if (!ret && uval == w->ev.val) {
 			kfutex.queue(wait_q(w), hb);
@@ -243,6 +244,7 @@ retry:
 			continue;
 		}
 		kfutex.q_unlock(hb);
+		__release(q_lock_ptr(w->q));
 
 		woken = false;
 		for (j = 0; j < i; j++) {

@@ -37,6 +37,12 @@ static struct pollfs_signal *to_signal(struct pollfs_object *obj)
 	return container_of(obj, struct pollfs_signal, obj);
 }
 
+/* Only the task itself replaces its sighand (at exec): stable here. */
+static struct sighand_struct *pollfs_sighand(void)
+{
+	return rcu_dereference_protected(current->sighand, 1);
+}
+
 static u64 pollfs_signal_mask_clean(u64 mask)
 {
 	return mask & ~(BIT_ULL(SIGKILL - 1) | BIT_ULL(SIGSTOP - 1));
@@ -84,7 +90,7 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	case SIL_TIMER:
 		psi->psi_tid = info->si_tid;
 		psi->psi_overrun = info->si_overrun;
-		psi->psi_ptr = (long)info->si_ptr;
+		psi->psi_ptr = (__force unsigned long)info->si_ptr;
 		psi->psi_int = info->si_int;
 		break;
 	case SIL_POLL:
@@ -95,14 +101,14 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	case SIL_FAULT_BNDERR:
 	case SIL_FAULT_PKUERR:
 	case SIL_FAULT_PERF_EVENT:
-		psi->psi_addr = (long)info->si_addr;
+		psi->psi_addr = (__force unsigned long)info->si_addr;
 		break;
 	case SIL_FAULT_TRAPNO:
-		psi->psi_addr = (long)info->si_addr;
+		psi->psi_addr = (__force unsigned long)info->si_addr;
 		psi->psi_trapno = info->si_trapno;
 		break;
 	case SIL_FAULT_MCEERR:
-		psi->psi_addr = (long)info->si_addr;
+		psi->psi_addr = (__force unsigned long)info->si_addr;
 		psi->psi_addr_lsb = info->si_addr_lsb;
 		break;
 	case SIL_CHLD:
@@ -115,11 +121,11 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	case SIL_RT:
 		psi->psi_pid = info->si_pid;
 		psi->psi_uid = info->si_uid;
-		psi->psi_ptr = (long)info->si_ptr;
+		psi->psi_ptr = (__force unsigned long)info->si_ptr;
 		psi->psi_int = info->si_int;
 		break;
 	case SIL_SYS:
-		psi->psi_call_addr = (long)info->si_call_addr;
+		psi->psi_call_addr = (__force unsigned long)info->si_call_addr;
 		psi->psi_syscall = info->si_syscall;
 		psi->psi_arch = info->si_arch;
 		break;
@@ -128,7 +134,7 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 
 static int pollfs_signal_read(struct pollfs_object *obj, void *rec)
 {
-	struct sighand_struct *sighand = current->sighand;
+	struct sighand_struct *sighand = pollfs_sighand();
 	kernel_siginfo_t info;
 	enum pid_type type;
 	sigset_t blocked;
@@ -152,7 +158,7 @@ static int pollfs_signal_apply(struct pollfs_object *obj, const void *rec)
 	s->mask = pollfs_signal_mask_clean(*(const u64 *)rec);
 	spin_unlock(&s->lock);
 	/* Readers blocked in this process look again, with the new mask. */
-	wake_up(&current->sighand->signalfd_wqh);
+	wake_up(&pollfs_sighand()->signalfd_wqh);
 	return 0;
 }
 
@@ -165,7 +171,7 @@ static ssize_t pollfs_signal_write(struct pollfs_object *obj,
 
 static __poll_t pollfs_signal_poll(struct pollfs_object *obj)
 {
-	struct sighand_struct *sighand = current->sighand;
+	struct sighand_struct *sighand = pollfs_sighand();
 	sigset_t blocked;
 	bool ready;
 
@@ -180,7 +186,7 @@ static __poll_t pollfs_signal_poll(struct pollfs_object *obj)
 
 static wait_queue_head_t *pollfs_signal_waitq(struct pollfs_object *obj)
 {
-	return &current->sighand->signalfd_wqh;
+	return &pollfs_sighand()->signalfd_wqh;
 }
 
 static void pollfs_signal_show_fdinfo(struct seq_file *m,

@@ -153,9 +153,9 @@ int pollfs_sem_arm(struct pollfs_sem *sem, int fd)
  */
 int pollfs_sem_trywait_fd(struct pollfs_sem *sem, int fd)
 {
-	int ret;
-
 	for (;;) {
+		int ret;
+
 		if (!pollfs_sem_trywait(sem))
 			return 0;
 		ret = futex_fd_arm(fd, &sem->count, sem->flags, 0);
