@@ -24,8 +24,7 @@
 
 struct pollfs_signal {
 	struct pollfs_object obj;
-	spinlock_t lock;	/* guards @mask */
-	u64 mask;		/* bit (signo - 1): signal signo is read */
+	atomic64_t mask;	/* bit (signo - 1): signal signo is read */
 };
 
 static struct kmem_cache *pollfs_signal_cache;
@@ -51,11 +50,7 @@ static u64 pollfs_signal_mask_clean(u64 mask)
 /* The signals the object does not read, as dequeue_signal() takes them. */
 static void pollfs_signal_blocked(struct pollfs_signal *s, sigset_t *set)
 {
-	u64 mask;
-
-	spin_lock(&s->lock);
-	mask = s->mask;
-	spin_unlock(&s->lock);
+	u64 mask = atomic64_read(&s->mask);
 
 	sigemptyset(set);
 	set->sig[0] = mask;
@@ -154,9 +149,7 @@ static int pollfs_signal_apply(struct pollfs_object *obj, const void *rec)
 {
 	struct pollfs_signal *s = to_signal(obj);
 
-	spin_lock(&s->lock);
-	s->mask = pollfs_signal_mask_clean(*(const u64 *)rec);
-	spin_unlock(&s->lock);
+	atomic64_set(&s->mask, pollfs_signal_mask_clean(*(const u64 *)rec));
 	/* Readers blocked in this process look again, with the new mask. */
 	wake_up(&pollfs_sighand()->signalfd_wqh);
 	return 0;
@@ -192,13 +185,8 @@ static wait_queue_head_t *pollfs_signal_waitq(struct pollfs_object *obj)
 static void pollfs_signal_show_fdinfo(struct seq_file *m,
 				      struct pollfs_object *obj)
 {
-	struct pollfs_signal *s = to_signal(obj);
-	u64 mask;
-
-	spin_lock(&s->lock);
-	mask = s->mask;
-	spin_unlock(&s->lock);
-	seq_printf(m, "mask: %#018llx\n", mask);
+	seq_printf(m, "mask: %#018llx\n",
+		   (u64)atomic64_read(&to_signal(obj)->mask));
 }
 
 static void pollfs_signal_release(struct pollfs_object *obj)
@@ -233,8 +221,7 @@ int pollfs_signal_create(const void __user *arg)
 	s = kmem_cache_zalloc(pollfs_signal_cache, GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	spin_lock_init(&s->lock);
-	s->mask = pollfs_signal_mask_clean(args.mask);
+	atomic64_set(&s->mask, pollfs_signal_mask_clean(args.mask));
 
 	fd = pollfs_install(&s->obj, &pollfs_signal_kind, args.flags);
 	if (fd < 0)
