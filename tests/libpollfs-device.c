@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libpollfs: the library opens /dev/pollfs once, close-on-exec, when it
+ * first creates an object, and creates every later object through that
+ * descriptor; threads that create their first objects at the same moment
+ * still leave exactly one open.  Each object has its kind's name.
+ */
+#include "futex.h"
+
+#include <dirent.h>
+#include <linux/aio_abi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+#include <pollfs.h>
+
+#define THREADS 8
+
+/* The descriptors of this process open on /dev/pollfs; the last one in
+ * *fd. */
+static int device_fds(int *fd)
+{
+	struct stat dev, st;
+	struct dirent *d;
+	char path[300];
+	DIR *dir;
+	int n = 0;
+
+	CHECK_SYS(stat("/dev/pollfs", &dev));
+	dir = opendir("/proc/self/fd");
+	CHECK(dir);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		if (stat(path, &st))
+			continue;	/* the directory's own descriptor */
+		if (S_ISCHR(st.st_mode) && st.st_rdev == dev.st_rdev) {
+			*fd = atoi(d->d_name);
+			n++;
+		}
+	}
+	closedir(dir);
+	return n;
+}
+
+static void check_name(int fd, const char *kind)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
+	target[n] = 0;
+	if (strcmp(target, kind))
+		FAIL("fd %d is '%s', expected '%s'", fd, target, kind);
+}
+
+static atomic_int arrived;
+static int made[THREADS];
+
+static void *creator(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	atomic_fetch_add(&arrived, 1);
+	while (atomic_load(&arrived) < THREADS)
+		;
+	made[i] = pollfs_futex(POLLFS_CLOEXEC);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t th[THREADS];
+	aio_context_t ctx = 0;
+	uint32_t word = 1;
+	sigset_t set;
+	int dev = -1, fds[4];
+
+	pt_watchdog(50);
+	CHECK_EQ(device_fds(&dev), 0);
+
+	/* first objects, created by several threads at once */
+	for (int i = 0; i < THREADS; i++)
+		CHECK_EQ(pthread_create(&th[i], NULL, creator,
+					(void *)(intptr_t)i), 0);
+	for (int i = 0; i < THREADS; i++)
+		CHECK_EQ(pthread_join(th[i], NULL), 0);
+	CHECK_EQ(device_fds(&dev), 1);
+	CHECK_EQ(fcntl(dev, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	for (int i = 0; i < THREADS; i++) {
+		CHECK(made[i] >= 0);
+		check_name(made[i], "pollfs:[futex]");
+		CHECK_EQ(pollfs_futex_arm(made[i], &word, 1, 0), 0);
+	}
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), THREADS);
+	for (int i = 0; i < THREADS; i++)
+		CHECK_SYS(close(made[i]));
+
+	/* every kind, through the same descriptor */
+	sigemptyset(&set);
+	CHECK_SYS(syscall(SYS_io_setup, 4, &ctx));
+	fds[0] = CHECK_SYS(pollfs_signal(&set, 0));
+	fds[1] = CHECK_SYS(pollfs_timer(0));
+	fds[2] = CHECK_SYS(pollfs_futex(0));
+	fds[3] = CHECK_SYS(pollfs_aio(ctx, 0));
+	check_name(fds[0], "pollfs:[signal]");
+	check_name(fds[1], "pollfs:[timer]");
+	check_name(fds[2], "pollfs:[futex]");
+	check_name(fds[3], "pollfs:[aio]");
+	CHECK_EQ(device_fds(&dev), 1);
+	for (int i = 0; i < 4; i++)
+		CHECK_SYS(close(fds[i]));
+	CHECK_SYS(syscall(SYS_io_destroy, ctx));
+
+	/* it stays open with no object left */
+	CHECK_EQ(device_fds(&dev), 1);
+	return PT_PASS;
+}
