@@ -94,8 +94,7 @@ struct pollfs_futex {
 	unsigned int nr;	/* records in @waits armed by the last write */
 	unsigned int nr_pending;
 	unsigned int capacity;
-	struct pollfs_futex_wait *waits;
-	struct pollfs_futex_wait one;
+	struct pollfs_futex_wait *waits;	/* allocated by the first arm */
 };
 
 static struct kmem_cache *pollfs_futex_cache;
@@ -165,6 +164,33 @@ static struct kprobe pollfs_futex_kprobe = {
 	.symbol_name	= "futex_wake_mark",
 	.pre_handler	= pollfs_futex_wake_hook,
 };
+
+static DEFINE_MUTEX(pollfs_futex_kprobe_lock);
+static bool pollfs_futex_kprobed;
+
+/*
+ * The probe costs every futex wake in the system a call: it goes in when
+ * the first futex object is created, before any can be armed, and stays
+ * until the module is unloaded.
+ */
+static int pollfs_futex_probe(void)
+{
+	int err = 0;
+
+	/* Pairs with the release below: true means the probe is in. */
+	if (smp_load_acquire(&pollfs_futex_kprobed))
+		return 0;
+	mutex_lock(&pollfs_futex_kprobe_lock);
+	if (!pollfs_futex_kprobed) {
+		err = register_kprobe(&pollfs_futex_kprobe);
+		if (err)
+			pr_err("cannot probe futex_wake_mark (%d)\n", err);
+		else	/* pairs with the acquire above */
+			smp_store_release(&pollfs_futex_kprobed, true);
+	}
+	mutex_unlock(&pollfs_futex_kprobe_lock);
+	return err;
+}
 
 /*
  * Take @w off its hash chain if a waker has not already.  A futex_q whose
@@ -272,8 +298,7 @@ static int pollfs_futex_reserve(struct pollfs_futex *f, unsigned int nr)
 	waits = kvmalloc_array(nr, sizeof(*waits), GFP_KERNEL_ACCOUNT);
 	if (!waits)
 		return -ENOMEM;
-	if (f->waits != &f->one)
-		kvfree(f->waits);
+	kvfree(f->waits);
 	f->waits = waits;
 	f->capacity = nr;
 	return 0;
@@ -330,7 +355,8 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 		pollfs_futex_disarm(f);
 	f->nr = 0;
 	f->nr_pending = 0;
-	pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+	if (f->state != POLLFS_FUTEX_UNARMED)
+		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
 	if (nrec > POLLFS_FUTEX_WAITV_MAX)
 		ret = -EINVAL;
 	else if (!current->mm)
@@ -425,8 +451,7 @@ static void pollfs_futex_release(struct pollfs_object *obj)
 
 	if (f->state == POLLFS_FUTEX_ARMED)
 		pollfs_futex_disarm(f);
-	if (f->waits != &f->one)
-		kvfree(f->waits);
+	kvfree(f->waits);
 	mutex_destroy(&f->lock);
 	kmem_cache_free(pollfs_futex_cache, f);
 }
@@ -452,14 +477,15 @@ int pollfs_futex_create(const void __user *arg)
 	fd = pollfs_get_open_flags(arg, &flags);
 	if (fd)
 		return fd;
+	fd = pollfs_futex_probe();
+	if (fd)
+		return fd;
 
 	f = kmem_cache_zalloc(pollfs_futex_cache, GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
 	init_waitqueue_head(&f->wqh);
 	mutex_init(&f->lock);
-	f->waits = &f->one;
-	f->capacity = 1;
 
 	fd = pollfs_install(&f->obj, &pollfs_futex_kind, flags);
 	if (fd < 0)
@@ -469,8 +495,6 @@ int pollfs_futex_create(const void __user *arg)
 
 int pollfs_futex_init(void)
 {
-	int err;
-
 	BUILD_BUG_ON(offsetof(struct pollfs_futex_wait, q) != 0);
 	BUILD_BUG_ON(sizeof(struct task_struct *) != FUTEX_Q_TASK_SIZE);
 	BUILD_BUG_ON(sizeof(spinlock_t *) != FUTEX_Q_LOCK_PTR_SIZE);
@@ -486,24 +510,16 @@ int pollfs_futex_init(void)
 	kfutex.q_init = pollfs_ksym("futex_q_init");
 	if (!kfutex.get_key || !kfutex.q_lock || !kfutex.q_unlock ||
 	    !kfutex.get_value_locked || !kfutex.queue || !kfutex.unqueue ||
-	    !kfutex.q_init)
+	    !kfutex.q_init || !pollfs_ksym(pollfs_futex_kprobe.symbol_name))
 		return -ENOENT;
 
 	pollfs_futex_cache = KMEM_CACHE(pollfs_futex, SLAB_ACCOUNT);
-	if (!pollfs_futex_cache)
-		return -ENOMEM;
-
-	err = register_kprobe(&pollfs_futex_kprobe);
-	if (err) {
-		pr_err("cannot probe futex_wake_mark (%d)\n", err);
-		kmem_cache_destroy(pollfs_futex_cache);
-		return err;
-	}
-	return 0;
+	return pollfs_futex_cache ? 0 : -ENOMEM;
 }
 
 void pollfs_futex_exit(void)
 {
-	unregister_kprobe(&pollfs_futex_kprobe);
+	if (pollfs_futex_kprobed)
+		unregister_kprobe(&pollfs_futex_kprobe);
 	kmem_cache_destroy(pollfs_futex_cache);
 }
