@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every bench program shares: clocks, statistics, the CSV row, raw
+ * pollfs ioctls, and a two-thread harness that times one wake-up from
+ * the waker's event to the waiter's return from epoll_wait().
+ *
+ * Every program measures pollfs and its stock anchor in the same run,
+ * interleaved (A B B A ...), and prints one CSV row per metric on
+ * stdout; progress goes to stderr.  See bench/run for the columns.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/aio_abi.h>
+#include <linux/pollfs.h>
+
+/* --quick: a short run, well under a minute for all programs together. */
+extern bool bench_quick;
+
+void bench_init(int argc, char **argv, const char *name);
+void bench_progress(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+uint64_t now_ns(void);
+uint64_t thread_cpu_ns(void);
+int cpu_count(void);
+void pin_cpu(int cpu);		/* the calling thread; taken modulo the CPUs */
+void raise_nofile(unsigned long n);
+bool kernel_cmdline_has(const char *word);	/* word or word=... */
+
+/* A growable set of numbers and its order statistics. */
+struct samples {
+	double *v;
+	size_t n, cap;
+};
+
+void samples_add(struct samples *s, double x);
+void samples_clear(struct samples *s);
+void samples_free(struct samples *s);
+double samples_quantile(const struct samples *s, double q);
+double samples_mean(const struct samples *s);
+
+/*
+ * One CSV row: the median over the repetitions of each side, their
+ * interquartile ranges, the ratio of the medians and the goal.  Every
+ * metric is "lower is better"; @goal is the largest acceptable ratio,
+ * or 0 for a row that only reports.
+ */
+void bench_report(const char *bench, const char *variant, const char *metric,
+		  const char *unit, const char *anchor,
+		  const struct samples *pollfs, const struct samples *base,
+		  double goal);
+
+/* pollfs objects through the raw ioctls on one cached /dev/pollfs fd. */
+int pfs_timer(int flags);
+int pfs_futex(int flags);
+int pfs_signal(uint64_t mask, int flags);
+int pfs_aio(aio_context_t ctx, int flags);
+int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val);
+void pfs_dev_close(void);	/* so that the module can be unloaded */
+
+/* Slab: of /proc/meminfo, in kB, once the RCU frees have settled. */
+long slab_kb(void);
+long slab_kb_settled(void);
+
+int futex_wake(uint32_t *addr, int n);
+int futex_wait(uint32_t *addr, uint32_t val);
+
+/*
+ * The wake-up harness.  A waiter thread loops: arm, epoll_wait on @fd,
+ * note the time, consume.  The waker (the caller) waits until the waiter
+ * sleeps in epoll_wait, notes the time and fires.  Latency is fire to
+ * the return of epoll_wait.  Both threads run on CPU 0: the time is the
+ * kernel's wake path and one switch to the waiter, the same for pollfs
+ * and its anchor.  Across two vCPUs it would mostly measure how soon
+ * the host schedules the halted vCPU's thread, which on a busy host
+ * swamps everything else.
+ */
+struct wake_ops {
+	int fd;
+	void (*arm)(void *arg);		/* waiter, before each sleep; or NULL */
+	void (*fire)(void *arg);	/* waker */
+	void (*consume)(void *arg);	/* waiter, after each wake */
+	void *arg;
+};
+
+struct wake_result {
+	struct samples lat;	/* ns, one per wake-up */
+	double waiter_cpu;	/* ns of the waiter's CPU per wake-up: arm,
+				   epoll_wait and consume */
+	double waker_cpu;	/* ns of the waker's CPU in fire(), per wake */
+};
+
+void wake_run(const struct wake_ops *ops, int n, struct wake_result *res);
+
+/*
+ * Futex ping-pong between two threads on one CPU, and FUTEX_WAKE on
+ * words nobody waits on: the median over @batches of the mean ns per
+ * round trip (per call) in a batch.
+ */
+double futex_pingpong(int batches, int trips);
+double futex_wake_nobody(int batches, int calls);
+
+/* Wait for the deferred frees of closed files or an unloaded module. */
+void quiesce(void);
+
+#endif /* BENCH_H */

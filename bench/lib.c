@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bench programs' shared code; see bench.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+
+#include "bench.h"
+
+bool bench_quick;
+static const char *bench_name = "bench";
+
+void bench_init(int argc, char **argv, const char *name)
+{
+	int i;
+
+	bench_name = name;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			bench_quick = true;
+		} else {
+			fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+			exit(2);
+		}
+	}
+}
+
+void bench_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "  %s: ", bench_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", bench_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (errno %d: %s)\n", err, strerror(err));
+	exit(1);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? n : 1;
+}
+
+void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu % cpu_count(), &set);
+	errno = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (errno)
+		die("pin to CPU %d", cpu);
+}
+
+void raise_nofile(unsigned long n)
+{
+	struct rlimit rl = { .rlim_cur = n, .rlim_max = n };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit(RLIMIT_NOFILE, %lu) (needs root)", n);
+}
+
+void samples_add(struct samples *s, double x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
+			die("out of memory");
+	}
+	s->v[s->n++] = x;
+}
+
+void samples_clear(struct samples *s)
+{
+	s->n = 0;
+}
+
+void samples_free(struct samples *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Linear interpolation between the closest ranks. */
+double samples_quantile(const struct samples *s, double q)
+{
+	double *v, pos, x;
+	size_t i;
+
+	if (!s->n)
+		return NAN;
+	v = malloc(s->n * sizeof(*v));
+	if (!v)
+		die("out of memory");
+	memcpy(v, s->v, s->n * sizeof(*v));
+	qsort(v, s->n, sizeof(*v), cmp_double);
+	pos = q * (s->n - 1);
+	i = (size_t)pos;
+	x = i + 1 < s->n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
+	free(v);
+	return x;
+}
+
+double samples_mean(const struct samples *s)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		sum += s->v[i];
+	return s->n ? sum / s->n : NAN;
+}
+
+void bench_report(const char *bench, const char *variant, const char *metric,
+		  const char *unit, const char *anchor,
+		  const struct samples *pollfs, const struct samples *base,
+		  double goal)
+{
+	double p = samples_quantile(pollfs, 0.5);
+	double a = samples_quantile(base, 0.5);
+	double ratio = a > 0 ? p / a : NAN;
+	char goal_s[16] = "-";
+	const char *met = "-";
+
+	if (goal > 0) {
+		snprintf(goal_s, sizeof(goal_s), "<=%.2f", goal);
+		met = ratio <= goal ? "yes" : "no";
+	}
+	printf("%s,%s,%s,%s,%s,%.6g,%.6g,%.4f,%.4g,%.4g,%zu,%s,%s\n",
+	       bench, variant, metric, unit, anchor, p, a, ratio,
+	       samples_quantile(pollfs, 0.75) - samples_quantile(pollfs, 0.25),
+	       samples_quantile(base, 0.75) - samples_quantile(base, 0.25),
+	       pollfs->n < base->n ? pollfs->n : base->n, goal_s, met);
+}
+
+static int pfs_dev_fd = -1;
+
+static int pfs_create(unsigned long cmd, void *arg)
+{
+	if (pfs_dev_fd < 0) {
+		pfs_dev_fd = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+		if (pfs_dev_fd < 0)
+			die("open /dev/pollfs (is the module loaded?)");
+	}
+	return ioctl(pfs_dev_fd, cmd, arg);
+}
+
+void pfs_dev_close(void)
+{
+	if (pfs_dev_fd >= 0)
+		close(pfs_dev_fd);
+	pfs_dev_fd = -1;
+}
+
+int pfs_timer(int flags)
+{
+	struct pollfs_open args = { .flags = flags };
+
+	return pfs_create(POLLFS_IOC_TIMER, &args);
+}
+
+int pfs_futex(int flags)
+{
+	struct pollfs_open args = { .flags = flags };
+
+	return pfs_create(POLLFS_IOC_FUTEX, &args);
+}
+
+int pfs_signal(uint64_t mask, int flags)
+{
+	struct pollfs_signal_open args = { .mask = mask, .flags = flags };
+
+	return pfs_create(POLLFS_IOC_SIGNAL, &args);
+}
+
+int pfs_aio(aio_context_t ctx, int flags)
+{
+	struct pollfs_aio_open args = { .ctx = ctx, .flags = flags };
+
+	return pfs_create(POLLFS_IOC_AIO, &args);
+}
+
+int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val)
+{
+	struct pollfs_futex_event ev = {
+		.addr = (uintptr_t)addr,
+		.val = val,
+	};
+
+	return write(fd, &ev, sizeof(ev)) == sizeof(ev) ? 0 : -1;
+}
+
+long slab_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "re");
+	if (!f)
+		die("open /proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	if (kb < 0)
+		die("no Slab: line in /proc/meminfo");
+	return kb;
+}
+
+/*
+ * Closed files, dentries and their slab pages go back an RCU grace
+ * period or more after close(): wait until Slab stops shrinking.
+ */
+long slab_kb_settled(void)
+{
+	long prev = slab_kb(), cur;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		usleep(100 * 1000);
+		cur = slab_kb();
+		if (prev - cur < 64)
+			return cur;
+		prev = cur;
+	}
+	return prev;
+}
+
+int futex_wake(uint32_t *addr, int n)
+{
+	return syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+int futex_wait(uint32_t *addr, uint32_t val)
+{
+	return syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/* The wake-up harness. */
+
+struct wake_run {
+	const struct wake_ops *ops;
+	struct wake_result *res;
+	int n;
+	pid_t tid;		/* the waiter's */
+	unsigned int ready;	/* wake-ups the waiter is ready for */
+	unsigned int done;	/* wake-ups the waiter has handled */
+	uint64_t t0;		/* when the waker fired */
+};
+
+/*
+ * The handshakes sleep in FUTEX_WAIT rather than spin: under emulation a
+ * spinning vCPU takes the host CPU that the other vCPU needs.  They run
+ * outside the timed window and outside the waiter's CPU count.
+ */
+static void counter_set(unsigned int *counter, unsigned int value)
+{
+	__atomic_store_n(counter, value, __ATOMIC_RELEASE);
+	futex_wake(counter, 1);
+}
+
+static void counter_wait(unsigned int *counter, unsigned int value)
+{
+	unsigned int now;
+
+	while ((now = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) != value)
+		futex_wait(counter, now);
+}
+
+static void *wake_waiter(void *arg)
+{
+	struct wake_run *run = arg;
+	const struct wake_ops *ops = run->ops;
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t cpu = 0, c, t1;
+	int ep, i;
+
+	pin_cpu(0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ops->fd, &ev))
+		die("epoll set-up");
+	__atomic_store_n(&run->tid, gettid(), __ATOMIC_RELEASE);
+	for (i = 0; i < run->n; i++) {
+		c = thread_cpu_ns();
+		if (ops->arm)
+			ops->arm(ops->arg);
+		cpu += thread_cpu_ns() - c;
+		counter_set(&run->ready, i + 1);
+		c = thread_cpu_ns();
+		if (epoll_wait(ep, &ev, 1, 10000) != 1)
+			die("wake-up %d never came", i);
+		t1 = now_ns();
+		ops->consume(ops->arg);
+		cpu += thread_cpu_ns() - c;
+		samples_add(&run->res->lat,
+			    t1 - __atomic_load_n(&run->t0, __ATOMIC_ACQUIRE));
+		counter_set(&run->done, i + 1);
+	}
+	run->res->waiter_cpu = (double)cpu / run->n;
+	close(ep);
+	return NULL;
+}
+
+/* Until the waiter's state in /proc is S: asleep, in epoll_wait. */
+static void wait_asleep(int stat)
+{
+	char buf[512], *p;
+	ssize_t len;
+
+	for (;;) {
+		len = pread(stat, buf, sizeof(buf) - 1, 0);
+		if (len <= 0)
+			die("read the waiter's /proc stat");
+		buf[len] = '\0';
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(20);
+	}
+}
+
+void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
+{
+	struct wake_run run = { .ops = ops, .res = res, .n = n };
+	uint64_t waker_cpu = 0, c;
+	char path[64];
+	pthread_t thread;
+	cpu_set_t saved;
+	int stat, i;
+
+	samples_clear(&res->lat);
+	if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
+		die("pthread_getaffinity_np");
+	pin_cpu(0);
+	if (pthread_create(&thread, NULL, wake_waiter, &run))
+		die("pthread_create");
+	counter_wait(&run.ready, 1);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", run.tid);
+	stat = open(path, O_RDONLY | O_CLOEXEC);
+	if (stat < 0)
+		die("open %s", path);
+
+	for (i = 0; i < n; i++) {
+		counter_wait(&run.ready, i + 1);
+		wait_asleep(stat);
+		__atomic_store_n(&run.t0, now_ns(), __ATOMIC_RELEASE);
+		c = thread_cpu_ns();
+		ops->fire(ops->arg);
+		waker_cpu += thread_cpu_ns() - c;
+		counter_wait(&run.done, i + 1);
+	}
+	pthread_join(thread, NULL);
+	close(stat);
+	res->waker_cpu = (double)waker_cpu / n;
+	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+}
+
+/*
+ * Futex ping-pong: both threads on CPU 0, so each wake switches to the
+ * other thread.  Timed in batches; the median batch resists the moments
+ * the emulator's host takes the CPU away.
+ */
+
+struct pingpong {
+	uint32_t word;		/* 1: the ball is with B; 0: with A */
+	int batches, trips;
+	struct samples ns;
+};
+
+static void *pingpong_b(void *arg)
+{
+	struct pingpong *pp = arg;
+	int i;
+
+	pin_cpu(0);
+	for (i = 0; i < pp->batches * pp->trips; i++) {
+		while (__atomic_load_n(&pp->word, __ATOMIC_ACQUIRE) != 1)
+			futex_wait(&pp->word, 0);
+		__atomic_store_n(&pp->word, 0, __ATOMIC_RELEASE);
+		futex_wake(&pp->word, 1);
+	}
+	return NULL;
+}
+
+static void *pingpong_a(void *arg)
+{
+	struct pingpong *pp = arg;
+	uint64_t t0;
+	int b, i;
+
+	pin_cpu(0);
+	for (b = 0; b < pp->batches; b++) {
+		t0 = now_ns();
+		for (i = 0; i < pp->trips; i++) {
+			__atomic_store_n(&pp->word, 1, __ATOMIC_RELEASE);
+			futex_wake(&pp->word, 1);
+			while (__atomic_load_n(&pp->word, __ATOMIC_ACQUIRE))
+				futex_wait(&pp->word, 1);
+		}
+		samples_add(&pp->ns, (double)(now_ns() - t0) / pp->trips);
+	}
+	return NULL;
+}
+
+double futex_pingpong(int batches, int trips)
+{
+	struct pingpong pp = { .batches = batches, .trips = trips };
+	pthread_t a, b;
+	double ns;
+
+	if (pthread_create(&b, NULL, pingpong_b, &pp) ||
+	    pthread_create(&a, NULL, pingpong_a, &pp))
+		die("pthread_create");
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	ns = samples_quantile(&pp.ns, 0.5);
+	samples_free(&pp.ns);
+	return ns;
+}
+
+/* 64 words a cache line apart, which nobody ever waits on. */
+static uint32_t nobody_words[64 * 16] __attribute__((aligned(64)));
+
+double futex_wake_nobody(int batches, int calls)
+{
+	struct samples ns = {};
+	uint64_t t0;
+	double med;
+	int b, i;
+
+	for (b = 0; b < batches; b++) {
+		t0 = now_ns();
+		for (i = 0; i < calls; i++)
+			futex_wake(&nobody_words[(i % 64) * 16], 1);
+		samples_add(&ns, (double)(now_ns() - t0) / calls);
+	}
+	med = samples_quantile(&ns, 0.5);
+	samples_free(&ns);
+	return med;
+}
+
+/*
+ * After closing many files or unloading the module, their memory goes
+ * back from RCU callbacks and workers for a while: let that finish
+ * before timing anything else.
+ */
+void quiesce(void)
+{
+	slab_kb_settled();
+	usleep(100 * 1000);
+}
+
+bool kernel_cmdline_has(const char *word)
+{
+	char line[4096], *p;
+	size_t len = strlen(word);
+	FILE *f;
+
+	f = fopen("/proc/cmdline", "re");
+	if (!f || !fgets(line, sizeof(line), f))
+		die("read /proc/cmdline");
+	fclose(f);
+	for (p = line; (p = strstr(p, word)); p += len)
+		if ((p == line || p[-1] == ' ') &&
+		    (p[len] == '=' || p[len] == ' ' || p[len] == '\n' ||
+		     !p[len]))
+			return true;
+	return false;
+}

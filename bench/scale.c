@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Does one wake-up cost the same however many other pollfs objects live?
+ *
+ * Part 1, live objects: with N other objects open (N = 1, 1,000 and
+ * 100,000; a mix of timers armed an hour ahead, unarmed futex objects,
+ * signal objects and AIO objects on one context), measure a pollfs futex
+ * wake-to-epoll latency and a 1 ms pollfs timer's wake-up lateness, each
+ * with the waiter's CPU per wake-up.  The anchor is N = 1; the goal is
+ * a flat line.  Levels go up and down (1, 1k, 100k, 100k, 1k, 1), two
+ * samples at each visit.
+ *
+ * Part 2, armed futex objects: N objects armed on other futex words are
+ * N waiters in the kernel's futex hash table, exactly as N threads
+ * blocked in FUTEX_WAIT on those words would be: each bucket's chain
+ * grows, and a FUTEX_WAKE on an unrelated word that hashes to a busy
+ * bucket walks it.  Measured: a futex ping-pong between two threads and
+ * FUTEX_WAKE on words nobody waits on, with N = 0, 1,000 and 100,000
+ * armed objects (reported against N = 0, no goal: this is the kernel's
+ * futex hash at work), and 1,000 armed objects against 1,000 threads
+ * blocked in FUTEX_WAIT on the same words (goal: no worse).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define FLAGS	(POLLFS_NONBLOCK | POLLFS_CLOEXEC)
+
+static aio_context_t aio_ctx;
+
+/* Part 1: the other live objects, created round robin by kind. */
+
+static int *others;
+static int nothers;
+
+static void others_resize(int target)
+{
+	struct pollfs_timer_spec later = {
+		.clockid = CLOCK_MONOTONIC,
+		.value = { 3600, 0 },
+	};
+	int fd;
+
+	while (nothers > target)
+		close(others[--nothers]);
+	while (nothers < target) {
+		switch (nothers % 4) {
+		case 0:
+			fd = pfs_timer(FLAGS);
+			if (fd >= 0 &&
+			    write(fd, &later, sizeof(later)) != sizeof(later))
+				die("arm a timer");
+			break;
+		case 1:
+			fd = pfs_futex(FLAGS);
+			break;
+		case 2:
+			fd = pfs_signal(1ull << (SIGRTMIN - 1), FLAGS);
+			break;
+		default:
+			fd = pfs_aio(aio_ctx, FLAGS);
+			break;
+		}
+		if (fd < 0)
+			die("create live object %d", nothers);
+		others[nothers++] = fd;
+	}
+}
+
+struct futex_obj {
+	int fd;
+	uint32_t word;
+};
+
+static void futex_arm(void *arg)
+{
+	struct futex_obj *f = arg;
+
+	if (pfs_futex_arm(f->fd, &f->word,
+			  __atomic_load_n(&f->word, __ATOMIC_ACQUIRE)))
+		die("arm the futex object");
+}
+
+static void futex_fire(void *arg)
+{
+	struct futex_obj *f = arg;
+
+	__atomic_add_fetch(&f->word, 1, __ATOMIC_RELEASE);
+	if (futex_wake(&f->word, 1) != 1)
+		die("FUTEX_WAKE did not count the armed object");
+}
+
+static void futex_consume(void *arg)
+{
+	struct pollfs_futex_event ev;
+
+	if (read(((struct futex_obj *)arg)->fd, &ev, sizeof(ev)) != sizeof(ev))
+		die("read the futex object");
+}
+
+/* A 1 ms periodic pollfs timer: p50 lateness and CPU per wake-up, in us. */
+static void timer_run(int expiries, double *p50, double *cpu)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct pollfs_timer_event te;
+	struct pollfs_timer_spec spec = {
+		.clockid = CLOCK_MONOTONIC,
+		.flags = POLLFS_TIMER_ABSTIME,
+		.interval = { 0, 1000000 },
+	};
+	static struct samples late;
+	uint64_t start, t, c, total = 0;
+	int fd, ep, wakes = 0;
+
+	fd = pfs_timer(FLAGS);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (fd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die("timer set-up");
+	samples_clear(&late);
+	start = now_ns() + 2000000;
+	spec.value.tv_sec = start / 1000000000;
+	spec.value.tv_nsec = start % 1000000000;
+	if (write(fd, &spec, sizeof(spec)) != sizeof(spec))
+		die("arm the timer");
+	c = thread_cpu_ns();
+	while (total < (uint64_t)expiries) {
+		if (epoll_wait(ep, &ev, 1, 5000) != 1)
+			die("the timer did not fire for 5 s");
+		if (read(fd, &te, sizeof(te)) != sizeof(te))
+			die("read the timer");
+		t = now_ns();
+		total += te.expirations;
+		wakes++;
+		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
+							     1000000)) / 1e3);
+	}
+	*cpu = (thread_cpu_ns() - c) / 1e3 / wakes;
+	*p50 = samples_quantile(&late, 0.5);
+	close(ep);
+	close(fd);
+}
+
+static void part_live(void)
+{
+	static const int full[] = { 1, 1000, 100000, 100000, 1000, 1 };
+	static const int quick[] = { 1, 1000, 1000, 1 };
+	const int *levels = bench_quick ? quick : full;
+	int nlevels = bench_quick ? 4 : 6;
+	int cycles = 1;
+	int wakes = bench_quick ? 40 : 150;
+	int expiries = bench_quick ? 100 : 250;
+	/* Per level index 0, 1, 2 (N = 1, 1k, 100k): four series. */
+	struct samples lat[3] = {}, wcpu[3] = {}, tlate[3] = {}, tcpu[3] = {};
+	struct wake_result res = {};
+	struct futex_obj f = {};
+	struct wake_ops ops = {
+		.arm = futex_arm, .fire = futex_fire,
+		.consume = futex_consume, .arg = &f,
+	};
+	const char *names[3] = { "N=1", "1000 other live objects",
+				 "100000 other live objects" };
+	int per_visit = bench_quick ? 1 : 2;
+	double p50, cpu;
+	int c, l, v, idx;
+
+	others = calloc(100000, sizeof(*others));
+	if (!others)
+		die("out of memory");
+	f.fd = pfs_futex(FLAGS);
+	if (f.fd < 0)
+		die("create the futex object");
+	ops.fd = f.fd;
+
+	for (c = 0; c < cycles; c++) {
+		for (l = 0; l < nlevels; l++) {
+			others_resize(levels[l]);
+			quiesce();
+			idx = levels[l] == 1 ? 0 : levels[l] == 1000 ? 1 : 2;
+			for (v = 0; v < per_visit; v++) {
+				wake_run(&ops, wakes, &res);
+				samples_add(&lat[idx],
+					    samples_quantile(&res.lat, 0.5) / 1e3);
+				samples_add(&wcpu[idx], res.waiter_cpu / 1e3);
+				timer_run(expiries, &p50, &cpu);
+				samples_add(&tlate[idx], p50);
+				samples_add(&tcpu[idx], cpu);
+			}
+			bench_progress("live objects: cycle %d/%d, N=%d",
+				       c + 1, cycles, levels[l]);
+		}
+	}
+	others_resize(0);
+	close(f.fd);
+
+	for (idx = 1; idx < (bench_quick ? 2 : 3); idx++) {
+		bench_report("scale", names[idx], "futex wake-to-epoll p50",
+			     "us", names[0], &lat[idx], &lat[0], 1.10);
+		bench_report("scale", names[idx], "futex waiter CPU per wake-up",
+			     "us", names[0], &wcpu[idx], &wcpu[0], 1.10);
+		bench_report("scale", names[idx], "timer 1ms lateness p50",
+			     "us", names[0], &tlate[idx], &tlate[0], 1.10);
+		bench_report("scale", names[idx], "timer CPU per wake-up",
+			     "us", names[0], &tcpu[idx], &tcpu[0], 1.10);
+	}
+	free(others);
+	samples_free(&res.lat);
+}
+
+/* Part 2: armed futex objects, or blocked threads, on words[0..n). */
+
+static uint32_t *words;
+static int *armed;
+static int narmed;
+static pthread_t *threads;
+static int nthreads;
+
+static void armed_resize(int target)
+{
+	while (narmed > target)
+		close(armed[--narmed]);
+	while (narmed < target) {
+		armed[narmed] = pfs_futex(FLAGS);
+		if (armed[narmed] < 0 ||
+		    pfs_futex_arm(armed[narmed], &words[narmed], 0))
+			die("arm futex object %d", narmed);
+		narmed++;
+	}
+}
+
+struct blocked {
+	uint32_t *word;
+	pid_t tid;
+};
+
+static struct blocked *blocked;
+
+static void *blocked_thread(void *arg)
+{
+	struct blocked *b = arg;
+
+	__atomic_store_n(&b->tid, gettid(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(b->word, __ATOMIC_ACQUIRE))
+		futex_wait(b->word, 0);
+	return NULL;
+}
+
+static bool thread_asleep(pid_t tid)
+{
+	char path[64], buf[256], *p = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			p = strrchr(buf, ')');
+		fclose(f);
+	}
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* Start @n threads blocked in FUTEX_WAIT on words[0..n), all asleep. */
+static void threads_start(int n)
+{
+	pthread_attr_t attr;
+	int i;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < n; i++) {
+		blocked[i] = (struct blocked){ .word = &words[i] };
+		if (pthread_create(&threads[i], &attr, blocked_thread,
+				   &blocked[i]))
+			die("start blocked thread %d", i);
+	}
+	pthread_attr_destroy(&attr);
+	nthreads = n;
+	for (i = 0; i < n; i++)
+		while (!__atomic_load_n(&blocked[i].tid, __ATOMIC_ACQUIRE) ||
+		       !thread_asleep(blocked[i].tid))
+			usleep(1000);
+}
+
+static void threads_stop(void)
+{
+	int i;
+
+	for (i = 0; i < nthreads; i++) {
+		__atomic_store_n(&words[i], 1, __ATOMIC_RELEASE);
+		futex_wake(&words[i], 1);
+	}
+	for (i = 0; i < nthreads; i++)
+		pthread_join(threads[i], NULL);
+	for (i = 0; i < nthreads; i++)
+		words[i] = 0;
+	nthreads = 0;
+}
+
+enum hash_level { F0, F1K, T1K, F100K, NLEVELS };
+
+/* F1K and T1K: 1,000 (250 under --quick) objects or threads. */
+static int small_n;
+
+static void hash_set(enum hash_level level, int big)
+{
+	threads_stop();
+	switch (level) {
+	case F0:
+		armed_resize(0);
+		break;
+	case F1K:
+		armed_resize(small_n);
+		break;
+	case T1K:
+		armed_resize(0);
+		threads_start(small_n);
+		break;
+	case F100K:
+		armed_resize(big);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Visits F0 T1K F1K F1K T1K F0 a few times (1,000 armed objects against
+ * 1,000 blocked threads, and against none), then F0 F100K F100K F0.
+ */
+static void part_hash(void)
+{
+	static const enum hash_level small[] = { F0, T1K, F1K, F1K, T1K, F0 };
+	static const enum hash_level large[] = { F0, F100K, F100K, F0 };
+	int cycles = bench_quick ? 1 : 3;
+	int batches = bench_quick ? 9 : 11;
+	int big = 100000;
+	struct samples pp[NLEVELS] = {}, nobody[NLEVELS] = {};
+	const enum hash_level *levels;
+	char names[NLEVELS][40];
+	int c, l, nlevels;
+
+	words = calloc(big, sizeof(*words));
+	armed = calloc(big, sizeof(*armed));
+	small_n = bench_quick ? 250 : 1000;
+	threads = calloc(small_n, sizeof(*threads));
+	blocked = calloc(small_n, sizeof(*blocked));
+	if (!words || !armed || !threads || !blocked)
+		die("out of memory");
+	snprintf(names[F0], sizeof(names[F0]), "0 armed");
+	snprintf(names[F1K], sizeof(names[F1K]), "%d armed futex objects",
+		 small_n);
+	snprintf(names[T1K], sizeof(names[T1K]), "%d FUTEX_WAIT threads",
+		 small_n);
+	snprintf(names[F100K], sizeof(names[F100K]),
+		 "%d armed futex objects", big);
+
+	pin_cpu(0);
+	for (c = 0; c < cycles + !bench_quick; c++) {
+		levels = c < cycles ? small : large;
+		nlevels = c < cycles ? 6 : 4;
+		for (l = 0; l < nlevels; l++) {
+			hash_set(levels[l], big);
+			quiesce();
+			futex_pingpong(2, 100);
+			samples_add(&pp[levels[l]],
+				    futex_pingpong(batches, 100) / 1e3);
+			samples_add(&nobody[levels[l]],
+				    futex_wake_nobody(batches, 500) / 1e3);
+			bench_progress("futex hash: %s: ping-pong %.2f us, FUTEX_WAKE %.2f us",
+				       names[levels[l]],
+				       pp[levels[l]].v[pp[levels[l]].n - 1],
+				       nobody[levels[l]].v[nobody[levels[l]].n - 1]);
+		}
+	}
+	hash_set(F0, big);
+
+	bench_report("futex-hash", names[F1K], "unrelated futex ping-pong",
+		     "us", names[T1K], &pp[F1K], &pp[T1K], 1.10);
+	bench_report("futex-hash", names[F1K], "FUTEX_WAKE with no waiter",
+		     "us", names[T1K], &nobody[F1K], &nobody[T1K], 1.10);
+	bench_report("futex-hash", names[F1K], "unrelated futex ping-pong",
+		     "us", names[F0], &pp[F1K], &pp[F0], 0);
+	bench_report("futex-hash", names[F1K], "FUTEX_WAKE with no waiter",
+		     "us", names[F0], &nobody[F1K], &nobody[F0], 0);
+	if (!bench_quick) {
+		bench_report("futex-hash", names[F100K],
+			     "unrelated futex ping-pong", "us", names[F0],
+			     &pp[F100K], &pp[F0], 0);
+		bench_report("futex-hash", names[F100K],
+			     "FUTEX_WAKE with no waiter", "us", names[F0],
+			     &nobody[F100K], &nobody[F0], 0);
+	}
+	free(words);
+	free(armed);
+	free(threads);
+	free(blocked);
+}
+
+int main(int argc, char **argv)
+{
+	bench_init(argc, argv, "scale");
+	raise_nofile(110000);
+	if (syscall(SYS_io_setup, 8, &aio_ctx))
+		die("io_setup");
+	part_live();
+	part_hash();
+	syscall(SYS_io_destroy, aio_ctx);
+	return 0;
+}
