@@ -54,9 +54,12 @@ check-dkms:
 	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
 		--add build/pollfs-src.tar --add tests/dkms/check -- /check
 
+# The main job: the demo's epoll loop, then a short comparison with
+# timerfd, signalfd and eventfd (make bench runs the long one).
 run: setup
 	$(MAKE) all
-	vm/run -- /pollfs/bin/demo
+	vm/run -- /bin/sh -c \
+		'/pollfs/bin/demo && echo && /pollfs/bin/bench-run --quick timer signal futex aio'
 
 shell: setup
 	$(MAKE) all
