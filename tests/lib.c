@@ -410,6 +410,15 @@ void pt_require_root(void)
 
 void pt_become_nobody_at(const char *file, int line)
 {
+	uid_t ruid, euid, suid;
+	gid_t rgid, egid, sgid;
+
+	/* already nobody (tests/run -u 65534): nothing left to drop */
+	if (!getresuid(&ruid, &euid, &suid) && !getresgid(&rgid, &egid, &sgid) &&
+	    ruid == 65534 && euid == 65534 && suid == 65534 &&
+	    rgid == 65534 && egid == 65534 && sgid == 65534 &&
+	    getgroups(0, NULL) == 0)
+		return;
 	if (setgroups(0, NULL))
 		pt_fail_at(file, line, "setgroups: %s", strerror(errno));
 	if (setresgid(65534, 65534, 65534))
@@ -419,6 +428,21 @@ void pt_become_nobody_at(const char *file, int line)
 	if (geteuid() != 65534 || getegid() != 65534)
 		pt_fail_at(file, line, "still euid %d egid %d", (int)geteuid(),
 			   (int)getegid());
+}
+
+ssize_t pt_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
 }
 
 int pt_run_cmd(char *const argv[], char *out, size_t outsz)

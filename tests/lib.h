@@ -186,9 +186,13 @@ void pt_check_oneshot_event_at(const char *file, int line,
 int pt_run_child(int (*fn)(void *), void *arg, int timeout_ms);
 /* Skips the test unless it runs as root. */
 void pt_require_root(void);
-/* setgroups(0), setresgid/setresuid to 65534: no capabilities left. */
+/* setgroups(0), setresgid/setresuid to 65534: no capabilities left
+ * (nothing to do when already so). */
 #define pt_become_nobody() pt_become_nobody_at(__FILE__, __LINE__)
 void pt_become_nobody_at(const char *file, int line);
+/* Reads a small file (of /proc or /sys) whole into buf, NUL-terminated;
+ * returns its length, or -1 (also when it is empty). */
+ssize_t pt_read_file(const char *path, char *buf, size_t size);
 /* Runs argv (argv[0] looked up in PATH, /sbin, /usr/sbin), collecting its
  * stdout and stderr into out; returns its exit status, or -1. */
 int pt_run_cmd(char *const argv[], char *out, size_t outsz);

@@ -1,0 +1,2822 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-v]: a seeded, time-bounded
+ * fuzzer of everything /dev/pollfs and its objects offer.
+ *
+ * Several threads (and the processes they fork) run random operations on
+ * one shared table of descriptors: every ioctl of /dev/pollfs, valid,
+ * unknown and with hostile arguments (NULL, unmapped, PROT_NONE and
+ * kernel addresses, unaligned and page-crossing structures, every flag
+ * bit, non-zero reserved fields); reads, readv, writes and writev of
+ * every size from 0 to several KB through good, misaligned, read-only,
+ * PROT_NONE and page-crossing buffers; futex arms of 1 to 130 records
+ * (duplicates too) on private, shared anonymous, shared file, read-only,
+ * PROT_NONE, unmapped, vDSO, text, stack, kernel and AIO-ring addresses,
+ * and on a region that is unmapped, replaced, mprotected and zapped
+ * under armed objects; FUTEX_WAKE, WAKE_BITSET, REQUEUE, CMP_REQUEUE,
+ * WAKE_OP, WAIT, futex_waitv and the PI operations on the armed words;
+ * AIO contexts set up, used (writes, IOCB_CMD_POLL of pollfs files) and
+ * destroyed under their objects; close, dup, dup2/dup3 over live
+ * descriptors; fork (the child goes on fuzzing the inherited table for a
+ * moment, and may exec this program with -x, which exits at once, maybe
+ * while one of its threads blocks in a read); epoll sets (nested too)
+ * holding the objects, closed in any order; poll, select, fdinfo,
+ * fcntl, lseek, sendfile; signals sent at threads, the process and the
+ * children, blocked and unblocked at random, interrupting blocking
+ * reads.  Every operation runs under a per-thread interval timer whose
+ * signal interrupts anything that blocks, so nothing waits for long.
+ *
+ * The operations are drawn from a generator seeded by the seed (printed
+ * as "# seed N": run with -s N to replay the same choices; threads and
+ * timing make the outcome differ).  Nothing depends on a particular
+ * errno; what is checked is what must hold whatever happens:
+ *  - a read returns -1, 0 (an AIO object only), or a whole number of
+ *    records that fits in the buffer (one at most for AIO); a read of
+ *    less than a record, or into memory it cannot write, returns no
+ *    record; the records are well formed (signal number, timer counts
+ *    and timespecs, aligned futex address and known flags, the AIO
+ *    context the object was made for);
+ *  - a write returns -1 or whole records; a futex write all of its
+ *    records or none; writes to AIO objects and to /dev/pollfs fail;
+ *  - poll never reports anything but POLLIN, POLLHUP or POLLERR;
+ *  - an ioctl that cannot be valid (unknown number of pollfs's magic,
+ *    unreadable argument, unknown flag or non-zero reserved field)
+ *    creates nothing; a created object is a pollfs file of its kind
+ *    (and, in the single-threaded children, has the flags asked for);
+ *  - lseek fails;
+ *  - no child dies of a signal it did not send itself, and none hangs.
+ * These checks are exact only when no other thread closed or replaced
+ * the descriptor during the call (a generation count tells).
+ *
+ * A supervisor process runs the fuzzing process, kills it if it overruns
+ * its time, and after every process is gone checks that the module's
+ * reference count (and, when /proc/slabinfo is readable, pollfs's slab
+ * caches) came back to where they started: no object leaked.  The test
+ * runner and the guest harness check the kernel log and the unload.
+ *
+ * Defaults: 45 s (fits the runner's 60 s limit), seed from the clock.
+ * POLLFS_FUZZ_TIME and POLLFS_FUZZ_SEED in the environment replace the
+ * defaults (make fuzz passes them through tests/run).
+ */
+#include "lib.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/ucontext.h>
+#include <sys/wait.h>
+
+#include <linux/aio_abi.h>
+#include <linux/futex.h>
+
+#define NSLOT		160	/* descriptors in the shared table */
+#define NCTX		6	/* AIO contexts at once */
+#define NHOT		24	/* futex words per arena that ops aim at */
+#define NPI		6	/* PI futex words per arena */
+#define MAXTHREADS	8
+#define MAXCHILD	4	/* forked children alive at once */
+#define MAXEPHEMERAL	3	/* short-lived extra threads */
+#define HIGH_FD		2000	/* F_DUPFD puts copies at or above this */
+#define BUFPAGES	3	/* per-thread buffer, then an unmapped page */
+#define CHURN_PAGES	4
+#define PAGE		4096
+
+enum kind { K_NONE, K_DEV, K_SIGNAL, K_TIMER, K_FUTEX, K_AIO, K_EPOLL,
+	    K_UNKNOWN, K_NKINDS };
+
+static const char *const kind_name[K_NKINDS] = {
+	"none", "dev", "signal", "timer", "futex", "aio", "epoll", "other"
+};
+static const size_t rsize[K_NKINDS] = {
+	[K_SIGNAL] = 128, [K_TIMER] = 40, [K_FUTEX] = 16, [K_AIO] = 16
+};
+static const size_t wsize[K_NKINDS] = {
+	[K_SIGNAL] = 8, [K_TIMER] = 40, [K_FUTEX] = 16
+};
+
+static bool is_obj(int k)
+{
+	return k == K_SIGNAL || k == K_TIMER || k == K_FUTEX || k == K_AIO;
+}
+
+/* ---- statistics, in memory shared with the supervisor ---- */
+
+struct stats {
+	atomic_long ops, creates, create_fail, reads, records, eintr,
+		writes, arms, wakes_counted, forks, execs, aio_setups,
+		signals, closes, dups, epolls, maps, children_failed;
+	atomic_int failed;
+};
+static struct stats *st;
+
+/* ---- options and global state ---- */
+
+static uint64_t seed;
+static unsigned int seconds = 45;
+static int nthreads = 3;
+static bool verbose;
+static int64_t deadline;		/* CLOCK_MONOTONIC ns */
+static atomic_int stop;
+static bool single;			/* a forked child: one thread */
+static int depth;			/* fork depth of this process */
+static char self_exe[PATH_MAX];
+
+/* ---- random numbers (per thread) ---- */
+
+static __thread uint64_t rstate;
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void rseed(uint64_t a, uint64_t b)
+{
+	uint64_t x = a ^ (b * 0xd1342543de82ef95ull);
+
+	rstate = splitmix(&x) | 1;
+}
+
+static uint64_t rnd(void)
+{
+	rstate ^= rstate >> 12;
+	rstate ^= rstate << 25;
+	rstate ^= rstate >> 27;
+	return rstate * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t rn(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return rn(100) < pct;
+}
+
+/* ---- a trace of the last operations of each thread ---- */
+
+#define TRACE_LEN	48
+#define TRACE_W		120
+struct trace {
+	char line[TRACE_LEN][TRACE_W];
+	unsigned int next;
+	int id;
+};
+static struct trace traces[MAXTHREADS + MAXEPHEMERAL + 1];
+static __thread struct trace *tr;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	char *l;
+	va_list ap;
+
+	if (!tr)
+		return;
+	l = tr->line[tr->next++ % TRACE_LEN];
+	va_start(ap, fmt);
+	vsnprintf(l, TRACE_W, fmt, ap);
+	va_end(ap);
+	if (verbose)
+		pt_diag("[%d/%d] %s", (int)getpid(), tr->id, l);
+}
+
+static void dump_traces(void)
+{
+	atomic_store(&st->failed, 1);
+	atomic_store(&stop, 1);
+	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
+		struct trace *x = &traces[t];
+		unsigned int n = x->next, from = n > TRACE_LEN ? n - TRACE_LEN : 0;
+
+		if (!n)
+			continue;
+		pt_diag("last operations of thread %d of process %d:", x->id,
+			(int)getpid());
+		for (unsigned int i = from; i < n; i++)
+			pt_diag("  %s", x->line[i % TRACE_LEN]);
+	}
+}
+
+/* A check that only holds when nothing replaced the fd meanwhile. */
+#define STRICT_FAIL(...) do {						\
+	pt_diag("seed %" PRIu64 ": invariant broken", seed);		\
+	FAIL(__VA_ARGS__);						\
+} while (0)
+
+/* ---- the interval timer that bounds every operation ---- */
+
+static int sig_guard;
+static __thread timer_t guard;
+static __thread bool guard_ok;
+static atomic_long sig_count[_NSIG];
+
+static void on_signal(int sig)
+{
+	if (sig > 0 && sig < _NSIG)
+		atomic_fetch_add_explicit(&sig_count[sig], 1,
+					  memory_order_relaxed);
+}
+
+static void guard_init(void)
+{
+	struct sigevent sev;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig_guard;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	guard_ok = timer_create(CLOCK_MONOTONIC, &sev, &guard) == 0;
+	if (!guard_ok)
+		FAIL("timer_create: %s", strerror(errno));
+}
+
+static void guard_arm(int64_t first_ns)
+{
+	struct itimerspec its = {
+		.it_value = { first_ns / NSEC_PER_SEC, first_ns % NSEC_PER_SEC },
+		.it_interval = { 0, 3 * NSEC_PER_MSEC },
+	};
+
+	if (guard_ok)
+		timer_settime(guard, 0, &its, NULL);
+}
+
+static void guard_disarm(void)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	if (guard_ok)
+		timer_settime(guard, 0, &its, NULL);
+}
+
+/* The signals the fuzzer sends, blocks and reads; all have handlers. */
+static int fsigs[16];
+static int nfsigs;
+
+/* A fault of our own: say where, and what was going on. */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+
+	pt_diag("signal %d at address %p, ip %#llx, in process %d", sig,
+		si->si_addr, (unsigned long long)u->uc_mcontext.gregs[REG_RIP],
+		(int)getpid());
+	{
+		/* which mappings hold the address and the instruction */
+		char maps[8192];
+		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, maps, sizeof(maps) - 1) : -1;
+		uintptr_t want[2] = { (uintptr_t)si->si_addr,
+				      (uintptr_t)u->uc_mcontext.gregs[REG_RIP] };
+
+		if (fd >= 0)
+			close(fd);
+		for (char *l = maps, *nl; n > 0 && l < maps + n; l = nl + 1) {
+			unsigned long lo, hi;
+
+			nl = memchr(l, '\n', (size_t)(maps + n - l));
+			if (!nl)
+				break;
+			*nl = 0;
+			if (sscanf(l, "%lx-%lx", &lo, &hi) != 2)
+				continue;
+			for (int i = 0; i < 2; i++)
+				if (want[i] >= lo && want[i] < hi)
+					pt_diag("  %s", l);
+		}
+	}
+	dump_traces();
+	_exit(PT_FAIL);
+}
+
+static void setup_signals(void)
+{
+	static const int base[] = { SIGUSR1, SIGUSR2, SIGHUP, SIGWINCH,
+				    SIGURG, SIGCHLD, SIGCONT, SIGPIPE };
+	struct sigaction sa;
+
+	sig_guard = SIGRTMAX;
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		fsigs[nfsigs++] = base[i];
+	for (int i = 1; i <= 6; i++)
+		fsigs[nfsigs++] = SIGRTMIN + i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < nfsigs; i++) {
+		/* half of them restart interrupted reads, half do not */
+		sa.sa_flags = (i % 2) ? SA_RESTART : 0;
+		CHECK_SYS(sigaction(fsigs[i], &sa, NULL));
+	}
+	sa.sa_flags = 0;	/* the guard interrupts, never restarts */
+	CHECK_SYS(sigaction(sig_guard, &sa, NULL));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO;
+	CHECK_SYS(sigaction(SIGSEGV, &sa, NULL));
+	CHECK_SYS(sigaction(SIGBUS, &sa, NULL));
+}
+
+/* ---- memory: arenas of futex words, hostile areas, buffers ---- */
+
+static uint32_t *arena_a;	/* anonymous private, read-write */
+static uint32_t *arena_s;	/* anonymous shared (with the children) */
+static uint32_t *arena_f;	/* a memfd, MAP_SHARED */
+static uint32_t *arena_fro;	/* the same memfd page again, read-only */
+static void *page_ro;		/* anonymous, PROT_READ */
+static void *page_none;		/* PROT_NONE */
+static char *volatile hole;	/* an unmapped page between two mapped ones */
+static char *churn;		/* remapped, unmapped, mprotected at random */
+static atomic_int churn_mapped;
+static int memfd = -1, churn_memfd = -1, tmpfd = -1, nullfd = -1;
+static uint64_t vdso;
+
+static const uint64_t kaddrs[] = {
+	0, 1, 4, 0xffc, 0x1000, 0x00007ffffffff000ull, 0x00007ffffffffffcull,
+	0x0000800000000000ull, 0x8000000000000000ull, 0xffff800000000000ull,
+	0xffff888000000000ull, 0xffffc90000000000ull, 0xffffea0000000000ull,
+	0xffffffff81000000ull, 0xffffffffff600000ull, 0xfffffffffffff000ull,
+	0xfffffffffffffffcull, 0xffffffffffffffffull,
+};
+#define NKADDR (sizeof(kaddrs) / sizeof(kaddrs[0]))
+
+/* Word i of an arena: NHOT hot words, then NPI PI words, 64 bytes apart. */
+static uint32_t *word(uint32_t *arena, int i)
+{
+	return arena + i * 16;
+}
+
+static void *xmap(size_t len, int prot, int flags, int fd)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, 0);
+
+	if (p == MAP_FAILED)
+		FAIL("mmap(%zu, prot %#x, flags %#x): %s", len, prot, flags,
+		     strerror(errno));
+	return p;
+}
+
+static void setup_memory(void)
+{
+	char *three;
+
+	memfd = CHECK_SYS(memfd_create("pollfs-fuzz", MFD_CLOEXEC));
+	CHECK_SYS(ftruncate(memfd, 2 * PAGE));
+	churn_memfd = CHECK_SYS(memfd_create("pollfs-fuzz-churn", MFD_CLOEXEC));
+	CHECK_SYS(ftruncate(churn_memfd, CHURN_PAGES * PAGE));
+	nullfd = CHECK_SYS(open("/dev/null", O_RDWR | O_CLOEXEC));
+	{
+		char path[] = "/tmp/pollfs-fuzz-XXXXXX";
+
+		tmpfd = CHECK_SYS(mkostemp(path, O_CLOEXEC));
+		unlink(path);
+		CHECK_SYS(ftruncate(tmpfd, 64 * 1024));
+	}
+
+	arena_a = xmap(2 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	arena_s = xmap(2 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1);
+	arena_f = xmap(2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd);
+	arena_fro = xmap(2 * PAGE, PROT_READ, MAP_SHARED, memfd);
+	page_ro = xmap(PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	page_none = xmap(PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	three = xmap(3 * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	CHECK_SYS(munmap(three + PAGE, PAGE));
+	hole = three + PAGE;
+	churn = xmap(CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	atomic_store(&churn_mapped, 1);
+	vdso = getauxval(AT_SYSINFO_EHDR);
+}
+
+/* Reads or writes memory that may not be there, without faulting. */
+static bool peek32(uint64_t addr, uint32_t *val)
+{
+	struct iovec local = { val, 4 }, remote = { (void *)(uintptr_t)addr, 4 };
+
+	return syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1,
+		       0) == 4;
+}
+
+static bool poke(uint64_t addr, const void *src, size_t n)
+{
+	struct iovec local = { (void *)src, n };
+	struct iovec remote = { (void *)(uintptr_t)addr, n };
+
+	return syscall(SYS_process_vm_writev, getpid(), &local, 1, &remote, 1,
+		       0) == (ssize_t)n;
+}
+
+/* Per-thread buffer: BUFPAGES read-write pages, then an unmapped one. */
+static __thread char *tbuf;
+static bool unmapped(const void *p);
+
+static void tbuf_init(void)
+{
+	char *p = xmap((BUFPAGES + 1) * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	CHECK_SYS(munmap(p + BUFPAGES * PAGE, PAGE));
+	tbuf = p;
+}
+
+/*
+ * A small mapping (an AIO ring) may take the unmapped page after the
+ * buffer, or the hole: then take a new buffer, or a new hole, and leave
+ * the old ones be.
+ */
+static void holes_check(void)
+{
+	if (!unmapped(tbuf + BUFPAGES * PAGE))
+		tbuf_init();
+	if (!unmapped(hole)) {
+		char *three = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (three != MAP_FAILED && munmap(three + PAGE, PAGE) == 0)
+			hole = three + PAGE;
+	}
+}
+
+enum bufkind { B_GOOD, B_MISALIGNED, B_CROSS, B_RO, B_NONE, B_HOLE, B_NULL,
+	       B_KERNEL, B_VDSO, B_NKINDS };
+static const char *const buf_name[B_NKINDS] = {
+	"good", "misaligned", "cross", "ro", "none", "hole", "null", "kernel",
+	"vdso"
+};
+
+struct buf {
+	char *p;
+	int bk;
+	size_t rd;	/* bytes from p the kernel can read */
+	size_t wr;	/* bytes from p the kernel can write */
+	char *guard;	/* a page that must still be unmapped for rd, wr */
+};
+
+/* True if no mapping covers the page of p. */
+static bool unmapped(const void *p)
+{
+	return msync((void *)((uintptr_t)p & ~(uintptr_t)(PAGE - 1)), PAGE,
+		     MS_ASYNC) == -1 && errno == ENOMEM;
+}
+
+/*
+ * After the call: if another thread's mmap (an AIO ring, a stack) took
+ * the unmapped page meanwhile, what the kernel could reach is unknown.
+ */
+static void settle(struct buf *b)
+{
+	int e = errno;
+
+	if (b->guard && !unmapped(b->guard))
+		b->rd = b->wr = SIZE_MAX;
+	errno = e;
+}
+
+/* A buffer for n bytes; good ones hold min(n, what fits) bytes. */
+static void pick_buf(struct buf *b, size_t n, bool hostile)
+{
+	size_t room = BUFPAGES * PAGE, off;
+	int bk = B_GOOD;
+
+	if (hostile) {
+		unsigned int r = (unsigned int)rn(100);
+
+		bk = r < 45 ? B_GOOD : r < 62 ? B_MISALIGNED : r < 78 ? B_CROSS :
+		     B_RO + (int)rn(B_NKINDS - B_RO);
+	}
+	b->bk = bk;
+	b->guard = NULL;
+	switch (bk) {
+	case B_GOOD:
+	case B_MISALIGNED:
+		off = n < room ? rn((room - n) / 8 + 1) * 8 : 0;
+		if (bk == B_MISALIGNED && off + n < room)
+			off += 1 + rn(7);
+		if (off > room - 1)
+			off = 0;
+		b->p = tbuf + off;
+		b->rd = b->wr = room - off;
+		b->guard = tbuf + room;	/* what a huge count runs into */
+		break;
+	case B_CROSS:
+		off = rn(n < room ? n + 1 : room);
+		b->p = tbuf + room - off;
+		b->rd = b->wr = off;
+		b->guard = tbuf + room;
+		break;
+	case B_RO:
+		b->p = (char *)page_ro + rn(PAGE / 8) * 8;
+		b->rd = SIZE_MAX;	/* whatever follows may be readable */
+		b->wr = 0;
+		break;
+	case B_NONE:
+		b->p = (char *)page_none + rn(PAGE);
+		b->rd = b->wr = 0;
+		break;
+	case B_HOLE:
+		b->p = hole + rn(PAGE);
+		b->rd = b->wr = 0;
+		b->guard = hole;
+		break;
+	case B_NULL:
+		b->p = NULL;
+		b->rd = b->wr = 0;
+		break;
+	case B_KERNEL:
+		b->p = (char *)(uintptr_t)kaddrs[5 + rn(NKADDR - 5)];
+		b->rd = b->wr = 0;
+		break;
+	default:
+		b->p = vdso ? (char *)(uintptr_t)vdso + rn(PAGE) : NULL;
+		b->rd = vdso ? SIZE_MAX : 0;
+		b->wr = 0;
+		break;
+	}
+}
+
+/* ---- the shared table of descriptors ---- */
+
+struct slot {
+	_Atomic uint64_t word;	/* generation << 32 | fd (-1 empty, -2 being filled) */
+	atomic_int kind;
+	_Atomic uint64_t ctx;	/* an AIO object's context */
+};
+static struct slot slots[NSLOT];
+static atomic_int focus = -1;
+
+#define W_FD(w)		((int)(uint32_t)(w))
+#define W_GEN(w)	((uint32_t)((w) >> 32))
+#define W_MAKE(g, fd)	(((uint64_t)(uint32_t)(g) << 32) | (uint32_t)(fd))
+
+struct pick {
+	int i;
+	uint64_t w;
+	int fd, kind;
+	uint64_t ctx;
+};
+
+static void slots_init(void)
+{
+	for (int i = 0; i < NSLOT; i++)
+		atomic_store(&slots[i].word, W_MAKE(0, -1));
+}
+
+/*
+ * Puts fd in an empty slot, or closes it if there is none.  The slot is
+ * reserved first (fd -2), so that two threads publishing at once never
+ * mix one's kind with the other's descriptor.
+ */
+static void publish(int fd, int kind, uint64_t ctx)
+{
+	int start = (int)rn(NSLOT);
+
+	for (int k = 0; k < NSLOT; k++) {
+		struct slot *s = &slots[(start + k) % NSLOT];
+		uint64_t w = atomic_load(&s->word);
+
+		if (W_FD(w) != -1 ||
+		    !atomic_compare_exchange_strong(&s->word, &w,
+						    W_MAKE(W_GEN(w) + 1, -2)))
+			continue;
+		atomic_store(&s->kind, kind);
+		atomic_store(&s->ctx, ctx);
+		atomic_store(&s->word, W_MAKE(W_GEN(w) + 2, fd));
+		return;
+	}
+	close(fd);
+}
+
+static int occupied(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < NSLOT; i++)
+		n += W_FD(atomic_load(&slots[i].word)) >= 0;
+	return n;
+}
+
+/* A random live slot (of kind want, or any kind when want < 0). */
+static bool pick_slot(struct pick *p, int want)
+{
+	int f = atomic_load(&focus);
+
+	for (int tries = 0; tries < 3 * NSLOT; tries++) {
+		int i = (f >= 0 && tries == 0 && chance(70)) ? f : (int)rn(NSLOT);
+		struct slot *s = &slots[i];
+		uint64_t w = atomic_load(&s->word);
+		int k;
+
+		if (W_FD(w) < 0)
+			continue;
+		k = atomic_load(&s->kind);
+		if (want >= 0 && k != want)
+			continue;
+		p->i = i;
+		p->w = w;
+		p->fd = W_FD(w);
+		p->kind = k;
+		p->ctx = atomic_load(&s->ctx);
+		/* kind and ctx are the ones of this generation */
+		if (atomic_load(&s->word) != w)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* True while nothing closed or replaced p's descriptor since the pick. */
+static bool same(const struct pick *p)
+{
+	return atomic_load(&slots[p->i].word) == p->w;
+}
+
+/* Takes p's descriptor out of the table: the caller now owns it. */
+static bool claim(const struct pick *p)
+{
+	uint64_t w = p->w;
+
+	return atomic_compare_exchange_strong(&slots[p->i].word, &w,
+					      W_MAKE(W_GEN(w) + 1, -1));
+}
+
+/* The kind of a descriptor we own, from its /proc/self/fd link. */
+static int fd_kind(int fd)
+{
+	char path[64], link[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return K_NONE;
+	link[n] = 0;
+	if (!strcmp(link, "pollfs:[signal]"))
+		return K_SIGNAL;
+	if (!strcmp(link, "pollfs:[timer]"))
+		return K_TIMER;
+	if (!strcmp(link, "pollfs:[futex]"))
+		return K_FUTEX;
+	if (!strcmp(link, "pollfs:[aio]"))
+		return K_AIO;
+	if (!strcmp(link, "/dev/pollfs"))
+		return K_DEV;
+	if (!strcmp(link, "anon_inode:[eventpoll]"))
+		return K_EPOLL;
+	return K_UNKNOWN;
+}
+
+/* ---- AIO contexts ---- */
+
+/*
+ * The contexts: 0 is a free entry; the low bit tags a context whose
+ * ring was unmapped (the context lives on; its address may now be
+ * anyone's, so nothing writes there or unmaps it again).
+ */
+static _Atomic uint64_t ctxs[NCTX];
+#define CTX_RINGLESS	1ull
+
+static uint64_t ctx_get(int i)
+{
+	return atomic_load(&ctxs[i]) & ~CTX_RINGLESS;
+}
+static _Atomic uint64_t dead_ctx;	/* the last one destroyed */
+
+static uint64_t pick_ctx(void)
+{
+	uint64_t c;
+
+	switch (rn(10)) {
+	case 0:
+		return atomic_load(&dead_ctx);
+	case 1:
+		return kaddrs[rn(NKADDR)];
+	case 2:
+		c = ctx_get((int)rn(NCTX));
+		return c + (chance(50) ? PAGE : 1 + rn(64));
+	case 3:
+		return (uint64_t)(uintptr_t)arena_a;
+	case 4:
+		return rnd();
+	default:
+		for (int k = 0; k < NCTX; k++) {
+			c = ctx_get((int)((k + rn(NCTX)) % NCTX));
+			if (c)
+				return c;
+		}
+		return 0;
+	}
+}
+
+/* ---- futex addresses ---- */
+
+struct faddr {
+	uint64_t addr;
+	uint32_t val;
+};
+
+static uint32_t *arenas_rw[3];
+
+static void pick_faddr(struct faddr *a, uint32_t *flags)
+{
+	uint32_t *w;
+	uint64_t x;
+
+	*flags = 0;
+	switch (rn(22)) {
+	case 0: case 1: case 2: case 3: case 4: case 5:
+		w = word(arena_a, (int)rn(NHOT));
+		a->addr = (uintptr_t)w;
+		a->val = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		*flags = chance(20) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 6: case 7: case 8:
+		w = word(arena_s, (int)rn(NHOT));
+		a->addr = (uintptr_t)w;
+		a->val = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		*flags = chance(80) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 9: case 10:
+		x = rn(NHOT);
+		w = word(chance(70) ? arena_f : arena_fro, (int)x);
+		a->addr = (uintptr_t)w;
+		a->val = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		*flags = chance(80) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 11:
+		w = word(chance(50) ? arena_a : arena_s, NHOT + (int)rn(NPI));
+		a->addr = (uintptr_t)w;
+		a->val = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		*flags = chance(50) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 12:
+		a->addr = (uintptr_t)page_ro + rn(PAGE / 4) * 4;
+		a->val = 0;
+		*flags = chance(50) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 13: case 14:
+		a->addr = (uintptr_t)churn + rn(CHURN_PAGES * PAGE / 64) * 64;
+		if (!peek32(a->addr, &a->val))
+			a->val = (uint32_t)rn(3);
+		*flags = chance(50) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 15:
+		a->addr = chance(50) ? (uintptr_t)page_none + rn(PAGE / 4) * 4 :
+				       (uintptr_t)hole + rn(PAGE / 4) * 4;
+		a->val = 0;
+		break;
+	case 16:
+		a->addr = kaddrs[rn(NKADDR)];
+		a->val = 0;
+		break;
+	case 17:
+		switch (rn(3)) {
+		case 0:
+			a->addr = vdso + rn(PAGE / 4) * 4;
+			break;
+		case 1:
+			a->addr = ((uintptr_t)&pick_faddr) & ~3ull;
+			break;
+		default:
+			a->addr = ((uintptr_t)&x) & ~3ull;
+			break;
+		}
+		if (!peek32(a->addr, &a->val))
+			a->val = 0;
+		*flags = chance(50) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 18:
+		a->addr = ctx_get((int)rn(NCTX)) + rn(8) * 4;
+		if (!peek32(a->addr, &a->val))
+			a->val = 0;
+		*flags = chance(50) ? POLLFS_FUTEX_SHARED : 0;
+		break;
+	case 19: case 20:
+		w = word(arenas_rw[rn(3)], (int)rn(NHOT));
+		a->addr = (uintptr_t)w + 1 + rn(3);
+		a->val = 0;
+		break;
+	default:
+		a->addr = rnd();
+		a->val = (uint32_t)rnd();
+		break;
+	}
+	if (chance(10))
+		a->val += 1;		/* a mismatch */
+	if (chance(4))
+		*flags = (uint32_t)rnd();
+	else if (chance(4))
+		*flags |= 1u << rn(32);
+}
+
+static void fill_futex_rec(struct pollfs_futex_event *ev)
+{
+	struct faddr a;
+	uint32_t flags;
+
+	pick_faddr(&a, &flags);
+	ev->addr = a.addr;
+	ev->val = a.val;
+	ev->flags = flags;
+}
+
+/* ---- record contents ---- */
+
+static struct __kernel_timespec pick_ts(bool value)
+{
+	struct __kernel_timespec ts = { 0, 0 };
+
+	switch (rn(12)) {
+	case 0:
+		break;			/* zero: disarm, or one-shot */
+	case 1:
+		ts.tv_sec = -1 - (int64_t)rn(5);
+		break;
+	case 2:
+		ts.tv_nsec = NSEC_PER_SEC + (int64_t)rn(3);
+		break;
+	case 3:
+		ts.tv_nsec = -1;
+		break;
+	case 4:
+		ts.tv_sec = chance(50) ? INT64_MAX : (int64_t)1 << (33 + rn(30));
+		ts.tv_nsec = (int64_t)rn(NSEC_PER_SEC);
+		break;
+	case 5:
+		ts.tv_nsec = 1 + (int64_t)rn(1000);	/* tiny */
+		break;
+	case 6: {
+		/* around now, for absolute times */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ts.tv_sec = now.tv_sec + (int64_t)rn(2) - 1;
+		ts.tv_nsec = (int64_t)rn(NSEC_PER_SEC);
+		break;
+	}
+	default:
+		ts.tv_nsec = (int64_t)(value ? US(10) + rn(MS(20)) :
+				       US(50) + rn(MS(5)));
+		break;
+	}
+	return ts;
+}
+
+static void fill_timer_rec(struct pollfs_timer_spec *s)
+{
+	static const int clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC,
+				      CLOCK_BOOTTIME, CLOCK_REALTIME_ALARM,
+				      CLOCK_BOOTTIME_ALARM };
+
+	memset(s, 0, sizeof(*s));
+	if (chance(85))
+		s->clockid = clocks[rn(5)];
+	else
+		s->clockid = chance(50) ? (int32_t)rn(16) - 2 : (int32_t)rnd();
+	s->flags = chance(80) ? (uint32_t)rn(2) :
+		   chance(50) ? 1u << rn(32) : (uint32_t)rnd();
+	s->value = pick_ts(true);
+	s->interval = chance(50) ? (struct __kernel_timespec){ 0, 0 } :
+				   pick_ts(false);
+}
+
+static uint64_t pick_mask(void)
+{
+	uint64_t m = 0;
+
+	switch (rn(5)) {
+	case 0:
+		return rnd();
+	case 1:
+		return ~0ull;
+	case 2:
+		return 0;
+	default:
+		for (int i = 0, n = 1 + (int)rn(4); i < n; i++)
+			m |= 1ull << (fsigs[rn((uint64_t)nfsigs)] - 1);
+		return m;
+	}
+}
+
+/* Fills up to n bytes at p (all readable) with records of kind k. */
+static void fill_records(char *p, size_t n, int k)
+{
+	size_t ws = wsize[k] ? wsize[k] : 16;
+	char tmp[64];
+
+	if (chance(8) || !wsize[k]) {
+		for (size_t i = 0; i < n; i++)
+			p[i] = (char)rnd();
+		return;
+	}
+	for (size_t off = 0; off < n; off += ws) {
+		size_t m = n - off < ws ? n - off : ws;
+
+		switch (k) {
+		case K_SIGNAL: {
+			uint64_t mask = pick_mask();
+
+			memcpy(tmp, &mask, 8);
+			break;
+		}
+		case K_TIMER:
+			fill_timer_rec((struct pollfs_timer_spec *)tmp);
+			break;
+		default:
+			fill_futex_rec((struct pollfs_futex_event *)tmp);
+			/* duplicates: repeat the previous record now and then */
+			if (off >= ws && chance(15))
+				memcpy(tmp, p + off - ws, ws);
+			break;
+		}
+		memcpy(p + off, tmp, m);
+	}
+}
+
+/* ---- checks of what a read returned ---- */
+
+static void check_records(const struct pick *p, const char *buf, ssize_t r)
+{
+	size_t rs = rsize[p->kind];
+
+	for (ssize_t off = 0; off + (ssize_t)rs <= r; off += (ssize_t)rs) {
+		const char *rec = buf + off;
+
+		switch (p->kind) {
+		case K_SIGNAL: {
+			struct pollfs_siginfo si;
+
+			memcpy(&si, rec, sizeof(si));
+			if (si.psi_signo < 1 || si.psi_signo > 64 ||
+			    si.psi_signo == SIGKILL || si.psi_signo == SIGSTOP)
+				STRICT_FAIL("signal fd %d: record with signo %u",
+					    p->fd, si.psi_signo);
+			break;
+		}
+		case K_TIMER: {
+			struct pollfs_timer_event ev;
+
+			memcpy(&ev, rec, sizeof(ev));
+			if (ev.expirations < 1 || ev.remaining.tv_sec < 0 ||
+			    ev.remaining.tv_nsec < 0 ||
+			    ev.remaining.tv_nsec >= NSEC_PER_SEC ||
+			    ev.interval.tv_sec < 0 || ev.interval.tv_nsec < 0 ||
+			    ev.interval.tv_nsec >= NSEC_PER_SEC)
+				STRICT_FAIL("timer fd %d: record {%" PRIu64
+					    ", %lld.%lld, %lld.%lld}", p->fd,
+					    (uint64_t)ev.expirations,
+					    (long long)ev.remaining.tv_sec,
+					    (long long)ev.remaining.tv_nsec,
+					    (long long)ev.interval.tv_sec,
+					    (long long)ev.interval.tv_nsec);
+			break;
+		}
+		case K_FUTEX: {
+			struct pollfs_futex_event ev;
+
+			memcpy(&ev, rec, sizeof(ev));
+			if (ev.addr % 4 || (ev.flags & ~POLLFS_FUTEX_SHARED))
+				STRICT_FAIL("futex fd %d: record {%#llx, %u, "
+					    "%#x} was never armed", p->fd,
+					    (unsigned long long)ev.addr, ev.val,
+					    ev.flags);
+			break;
+		}
+		case K_AIO: {
+			struct pollfs_aio_event ev;
+
+			memcpy(&ev, rec, sizeof(ev));
+			if (ev.available < 1 || (p->ctx && ev.ctx != p->ctx))
+				STRICT_FAIL("aio fd %d (ctx %#llx): record "
+					    "{%#llx, %llu}", p->fd,
+					    (unsigned long long)p->ctx,
+					    (unsigned long long)ev.ctx,
+					    (unsigned long long)ev.available);
+			break;
+		}
+		}
+	}
+}
+
+static void check_read(const struct pick *p, const struct buf *b, size_t n,
+		       ssize_t r, int e, const char *how)
+{
+	size_t rs;
+
+	if (r < 0) {
+		if (e == EINTR)
+			atomic_fetch_add(&st->eintr, 1);
+		if (r != -1)
+			FAIL("%s returned %zd", how, r);
+		return;
+	}
+	if ((size_t)r > n)
+		FAIL("%s of %zu bytes returned %zd", how, n, r);
+	if (!same(p))
+		return;
+	if (!is_obj(p->kind)) {
+		if (p->kind == K_DEV || p->kind == K_EPOLL)
+			STRICT_FAIL("%s of fd %d (%s) returned %zd", how, p->fd,
+				    kind_name[p->kind], r);
+		return;
+	}
+	rs = rsize[p->kind];
+	if (r == 0) {
+		if (p->kind != K_AIO && n)
+			STRICT_FAIL("%s of %s fd %d (%zu bytes) returned 0",
+				    how, kind_name[p->kind], p->fd, n);
+		return;
+	}
+	if (n < rs || r % (ssize_t)rs ||
+	    (p->kind == K_AIO && r != (ssize_t)rs))
+		STRICT_FAIL("%s of %s fd %d (%zu bytes, buffer %s): returned "
+			    "%zd, not whole records of %zu", how,
+			    kind_name[p->kind], p->fd, n, buf_name[b->bk], r,
+			    rs);
+	if ((size_t)r > (b->wr / rs) * rs)
+		STRICT_FAIL("%s of %s fd %d: %zd bytes into a buffer (%s) of "
+			    "which only %zu are writable", how,
+			    kind_name[p->kind], p->fd, r, buf_name[b->bk],
+			    b->wr);
+	atomic_fetch_add(&st->records, r / (ssize_t)rs);
+	check_records(p, b->p, r);
+}
+
+static void check_write(const struct pick *p, const struct buf *b, size_t n,
+			ssize_t r, const char *how)
+{
+	size_t ws;
+
+	if (r < 0) {
+		if (r != -1)
+			FAIL("%s returned %zd", how, r);
+		return;
+	}
+	if ((size_t)r > n)
+		FAIL("%s of %zu bytes returned %zd", how, n, r);
+	if (!same(p))
+		return;
+	ws = wsize[p->kind];
+	if (p->kind == K_DEV || p->kind == K_AIO || (is_obj(p->kind) && !ws))
+		STRICT_FAIL("%s to %s fd %d returned %zd", how,
+			    kind_name[p->kind], p->fd, r);
+	if (!is_obj(p->kind))
+		return;
+	if (n < ws || r == 0 || r % (ssize_t)ws)
+		STRICT_FAIL("%s to %s fd %d (%zu bytes, buffer %s) returned "
+			    "%zd, not whole records of %zu", how,
+			    kind_name[p->kind], p->fd, n, buf_name[b->bk], r,
+			    ws);
+	if ((size_t)r > (b->rd / ws) * ws)
+		STRICT_FAIL("%s to %s fd %d: %zd bytes from a buffer (%s) of "
+			    "which only %zu are readable", how,
+			    kind_name[p->kind], p->fd, r, buf_name[b->bk],
+			    b->rd);
+	if (p->kind == K_FUTEX) {
+		if (n / ws > POLLFS_FUTEX_WAITV_MAX || (size_t)r != n / ws * ws)
+			STRICT_FAIL("%s of %zu records to futex fd %d "
+				    "returned %zd: not all or nothing", how,
+				    n / ws, p->fd, r);
+		atomic_fetch_add(&st->arms, 1);
+	}
+}
+
+/* ---- operations ---- */
+
+static size_t pick_size(size_t rec)
+{
+	if (!rec)
+		rec = 1 + rn(64);
+	switch (rn(14)) {
+	case 0:
+		return 0;
+	case 1:
+		return rn(rec);
+	case 2:
+		return rec - 1;
+	case 3: case 4:
+		return rec;
+	case 5:
+		return rec + 1 + rn(rec);
+	case 6: case 7:
+		return rec * (2 + rn(4));
+	case 8:
+		return rec * (1 + rn(131));
+	case 9:
+		return rn(8193);
+	case 10:
+		return 4096 + rn(4097);
+	case 11:
+		switch (rn(4)) {
+		case 0:
+			return SIZE_MAX;
+		case 1:
+			return (size_t)SSIZE_MAX;
+		case 2:
+			return 0x7ffff000;
+		default:
+			return (size_t)1 << (32 + rn(20));
+		}
+	default:
+		return rec * (1 + rn(3));
+	}
+}
+
+static int dev_fd(void)
+{
+	struct pick p;
+
+	if (chance(80) && pick_slot(&p, K_DEV))
+		return p.fd;
+	return -1;
+}
+
+static void op_open_dev(void)
+{
+	int fd = open("/dev/pollfs", chance(50) ? O_RDWR : O_RDONLY |
+		      (chance(50) ? O_CLOEXEC : 0) |
+		      (chance(30) ? O_NONBLOCK : 0));
+
+	note("open /dev/pollfs -> %d", fd);
+	if (fd >= 0)
+		publish(fd, K_DEV, 0);
+}
+
+static const unsigned int pollfs_cmds[4] = {
+	POLLFS_IOC_SIGNAL, POLLFS_IOC_TIMER, POLLFS_IOC_FUTEX, POLLFS_IOC_AIO
+};
+
+static unsigned int pick_cmd_raw(int *kind)
+{
+	unsigned int nr = (unsigned int)rn(4);
+
+	*kind = K_SIGNAL + (int)nr;
+	if (chance(75))
+		return pollfs_cmds[nr];
+	*kind = K_NONE;
+	switch (rn(10)) {
+	case 0:
+		return _IOW(POLLFS_IOC_MAGIC, rn(256), struct pollfs_open);
+	case 1:
+		return _IOR(POLLFS_IOC_MAGIC, 1 + nr, struct pollfs_open);
+	case 2:
+		return _IOWR(POLLFS_IOC_MAGIC, 1 + nr, struct pollfs_aio_open);
+	case 3:
+		return _IO(POLLFS_IOC_MAGIC, 1 + nr);
+	case 4:
+		return _IOC(_IOC_WRITE, POLLFS_IOC_MAGIC, 1 + nr, rn(1 << 14));
+	case 5:
+		return pollfs_cmds[nr] ^ (1u << rn(32));
+	case 6:
+		return chance(50) ? 0 : ~0u;
+	case 7: {
+		static const unsigned int generic[] = { FIONBIO, FIOCLEX,
+			FIONCLEX, FIOASYNC, FIONREAD, FIGETBSZ, TCGETS,
+			FIOQSIZE };
+
+		return generic[rn(sizeof(generic) / sizeof(generic[0]))];
+	}
+	default:
+		return (unsigned int)rnd();
+	}
+}
+
+/* A command and the kind it creates (K_NONE: none). */
+static unsigned int pick_cmd(int *kind)
+{
+	unsigned int cmd = pick_cmd_raw(kind);
+
+	for (int i = 0; i < 4; i++)
+		if (cmd == pollfs_cmds[i])
+			*kind = K_SIGNAL + i;
+	return cmd;
+}
+
+static bool magic_cmd(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == POLLFS_IOC_MAGIC;
+}
+
+/* An ioctl on /dev/pollfs, valid or not. */
+static void op_create(void)
+{
+	int dev = dev_fd(), kind, fd, own_dev = -1;
+	unsigned int cmd = pick_cmd(&kind);
+	char arg[32];
+	struct buf b;
+	bool must_fail = false, hostile = chance(30);
+	uint32_t flags = 0, reserved = 0;
+	size_t arg_size;
+	const char *why = "";
+
+	if (dev < 0) {
+		own_dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+		if (own_dev < 0)
+			FAIL("open /dev/pollfs: %s", strerror(errno));
+		dev = own_dev;
+	}
+	memset(arg, 0, sizeof(arg));
+	if (chance(85))
+		flags = (uint32_t)rn(4) == 0 ? 0 :
+			(chance(50) ? POLLFS_NONBLOCK : 0) |
+			(chance(50) ? POLLFS_CLOEXEC : 0);
+	else
+		flags = chance(50) ? 1u << rn(32) : (uint32_t)rnd();
+	if (chance(6))
+		reserved = chance(50) ? 1u << rn(32) : (uint32_t)rnd();
+	if (flags & ~(uint32_t)(POLLFS_NONBLOCK | POLLFS_CLOEXEC)) {
+		must_fail = true;
+		why = "unknown flag";
+	}
+	if (reserved) {
+		must_fail = true;
+		why = "reserved field";
+	}
+	arg_size = kind == K_SIGNAL ? sizeof(struct pollfs_signal_open) :
+		   kind == K_AIO ? sizeof(struct pollfs_aio_open) :
+		   sizeof(struct pollfs_open);
+	switch (kind) {
+	case K_SIGNAL: {
+		struct pollfs_signal_open o = { pick_mask(), flags, reserved };
+
+		memcpy(arg, &o, sizeof(o));
+		break;
+	}
+	case K_AIO: {
+		struct pollfs_aio_open o = { pick_ctx(), flags, reserved };
+
+		memcpy(arg, &o, sizeof(o));
+		break;
+	}
+	default: {
+		struct pollfs_open o = { flags, reserved };
+
+		memcpy(arg, &o, sizeof(o));
+		break;
+	}
+	}
+	pick_buf(&b, 16, hostile);
+	if (b.bk == B_GOOD || b.bk == B_MISALIGNED || b.bk == B_CROSS) {
+		size_t n = b.wr < 16 ? b.wr : 16;
+
+		memcpy(b.p, arg, n);
+		if (b.wr < arg_size) {
+			must_fail = true;
+			why = "argument crosses into an unmapped page";
+		}
+	} else if (b.bk == B_RO || b.bk == B_VDSO) {
+		must_fail = false;	/* whatever is there */
+	} else {
+		must_fail = true;
+		why = "unreadable argument";
+	}
+	if (kind == K_NONE && magic_cmd(cmd)) {
+		must_fail = true;
+		why = "unknown ioctl";
+	}
+
+	errno = 0;
+	fd = ioctl(dev, cmd, b.p);
+	if (b.guard && !unmapped(b.guard))
+		must_fail = false;
+	note("ioctl(%d, %#x, %s %p) -> %d errno %d", dev, cmd, buf_name[b.bk],
+	     (void *)b.p, fd, errno);
+	if (own_dev >= 0)
+		close(own_dev);
+	if (fd < 0) {
+		atomic_fetch_add(&st->create_fail, 1);
+		return;
+	}
+	if (kind == K_NONE) {
+		/* FIONBIO, FIOCLEX and friends answer 0; no fd */
+		if (magic_cmd(cmd) || fd > 0)
+			STRICT_FAIL("ioctl %#x on /dev/pollfs returned %d",
+				    cmd, fd);
+		return;
+	}
+	if (must_fail) {
+		close(fd);
+		STRICT_FAIL("ioctl %#x (%s) created fd %d: %s", cmd,
+			    kind_name[kind], fd, why);
+	}
+	if (fd_kind(fd) != kind) {
+		int k = fd_kind(fd);
+
+		close(fd);
+		STRICT_FAIL("ioctl %#x made fd %d of kind %s, expected %s",
+			    cmd, fd, kind_name[k], kind_name[kind]);
+	}
+	/*
+	 * The flags asked for are ours only in a buffer we filled to the
+	 * end of the structure: a crossing buffer whose next page some
+	 * mapping took lends the kernel whatever that page holds.
+	 */
+	if (single && (b.bk == B_GOOD || b.bk == B_MISALIGNED ||
+		       b.bk == B_CROSS) && b.wr >= arg_size) {
+		int fl = fcntl(fd, F_GETFL), fdf = fcntl(fd, F_GETFD);
+
+		if (!!(fl & O_NONBLOCK) != !!(flags & POLLFS_NONBLOCK) ||
+		    !!(fdf & FD_CLOEXEC) != !!(flags & POLLFS_CLOEXEC))
+			STRICT_FAIL("fd %d created with flags %#x has status "
+				    "flags %#x, fd flags %#x", fd, flags, fl,
+				    fdf);
+	}
+	atomic_fetch_add(&st->creates, 1);
+	{
+		uint64_t ctx = 0;
+
+		if (kind == K_AIO)
+			memcpy(&ctx, arg, 8);
+		publish(fd, kind, ctx);
+	}
+}
+
+/* ioctls on anything but the device: none creates an object. */
+static void op_ioctl_other(void)
+{
+	struct pick p;
+	struct buf b;
+	int kind;
+	unsigned int cmd = pick_cmd(&kind);
+	int r;
+
+	if (!pick_slot(&p, -1))
+		return;
+	pick_buf(&b, 16, true);
+	if (b.wr >= 16)
+		fill_records(b.p, 16, K_FUTEX);
+	r = ioctl(p.fd, cmd, b.p);
+	note("ioctl(%d %s, %#x) -> %d", p.fd, kind_name[p.kind], cmd, r);
+	if (r > 0 && same(&p) && p.kind != K_DEV)
+		STRICT_FAIL("ioctl %#x on %s fd %d returned %d", cmd,
+			    kind_name[p.kind], p.fd, r);
+	if (r > 0 && is_obj(fd_kind(r)))
+		publish(r, fd_kind(r), 0);
+}
+
+static void op_read(void)
+{
+	struct pick p;
+	struct buf b;
+	size_t n;
+	ssize_t r;
+	int e;
+
+	if (!pick_slot(&p, chance(70) ? K_SIGNAL + (int)rn(4) : -1) &&
+	    !pick_slot(&p, -1))
+		return;
+	n = pick_size(rsize[p.kind]);
+	pick_buf(&b, n, chance(35));
+	if (chance(20)) {
+		int fl = fcntl(p.fd, F_GETFL);
+
+		if (fl >= 0)
+			fcntl(p.fd, F_SETFL, fl ^ O_NONBLOCK);
+	}
+	errno = 0;
+	r = read(p.fd, b.p, n);
+	e = errno;
+	settle(&b);
+	note("read(%d %s, %s, %zu) -> %zd errno %d", p.fd, kind_name[p.kind],
+	     buf_name[b.bk], n, r, e);
+	atomic_fetch_add(&st->reads, 1);
+	check_read(&p, &b, n, r, e, "read");
+}
+
+static void op_readv(void)
+{
+	struct pick p;
+	struct iovec iov[4];
+	size_t total = 0, rs;
+	int cnt = 1 + (int)rn(4);
+	ssize_t r;
+
+	if (!pick_slot(&p, K_SIGNAL + (int)rn(4)) && !pick_slot(&p, -1))
+		return;
+	rs = rsize[p.kind] ? rsize[p.kind] : 16;
+	for (int i = 0; i < cnt; i++) {
+		iov[i].iov_base = tbuf + i * 512 + rn(8);
+		iov[i].iov_len = chance(50) ? rs * rn(3) : rn(rs * 2 + 1);
+		total += iov[i].iov_len;
+	}
+	r = chance(50) ? readv(p.fd, iov, cnt) : writev(p.fd, iov, cnt);
+	note("readv/writev(%d %s, %d iovecs, %zu) -> %zd errno %d", p.fd,
+	     kind_name[p.kind], cnt, total, r, errno);
+	if (r != -1 && (r < 0 || (size_t)r > total))
+		FAIL("readv/writev of %zu bytes returned %zd", total, r);
+}
+
+static void op_write(void)
+{
+	struct pick p;
+	struct buf b;
+	size_t n, ws;
+	ssize_t r;
+	int e;
+
+	if (!pick_slot(&p, chance(80) ? K_SIGNAL + (int)rn(3) : -1) &&
+	    !pick_slot(&p, -1))
+		return;
+	ws = wsize[p.kind];
+	if (p.kind == K_FUTEX && chance(60))
+		n = ws * (chance(60) ? 1 + rn(4) : 1 + rn(130)) +
+		    (chance(10) ? rn(ws) : 0);
+	else
+		n = pick_size(ws);
+	pick_buf(&b, n, chance(30));
+	if (b.wr)	/* ours to fill; read-only ones hold what they hold */
+		fill_records(b.p, n < b.wr ? n : b.wr, p.kind);
+	errno = 0;
+	r = write(p.fd, b.p, n);
+	e = errno;
+	settle(&b);
+	note("write(%d %s, %s, %zu) -> %zd errno %d", p.fd, kind_name[p.kind],
+	     buf_name[b.bk], n, r, e);
+	atomic_fetch_add(&st->writes, 1);
+	check_write(&p, &b, n, r, "write");
+}
+
+/* A futex object armed on the churn region, which then goes away. */
+static void op_arm_churn(void)
+{
+	struct pick p;
+	struct pollfs_futex_event ev[8];
+	int n = 1 + (int)rn(8);
+	ssize_t r;
+
+	if (!pick_slot(&p, K_FUTEX))
+		return;
+	for (int i = 0; i < n; i++) {
+		uint64_t a = (uintptr_t)churn + rn(CHURN_PAGES * PAGE / 64) * 64;
+
+		ev[i].addr = a;
+		if (!peek32(a, &ev[i].val))
+			ev[i].val = 0;
+		ev[i].flags = chance(50) ? POLLFS_FUTEX_SHARED : 0;
+	}
+	r = write(p.fd, ev, (size_t)n * sizeof(ev[0]));
+	note("arm %d on churn: fd %d -> %zd errno %d", n, p.fd, r, errno);
+}
+
+/*
+ * Serialized: the region's address must be ours whenever it is mapped
+ * over, so that nothing else (a stack, a malloc arena) that took the
+ * hole after a failed remap is ever replaced.  Not in the children, so
+ * no fork can inherit the lock taken.
+ */
+static pthread_mutex_t churn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void op_churn(void)
+{
+	void *r = NULL;
+	int what = (int)rn(8);
+
+	pthread_mutex_lock(&churn_lock);
+	if (!atomic_load(&churn_mapped)) {
+		/* only where nothing else took its place */
+		r = mmap(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (r == churn) {
+			atomic_store(&churn_mapped, 1);
+		} else {
+			if (r != MAP_FAILED)
+				munmap(r, CHURN_PAGES * PAGE);
+			pthread_mutex_unlock(&churn_lock);
+			note("churn: region lost");
+			return;
+		}
+	}
+	switch (what) {
+	case 0:		/* replace, anonymous private */
+		r = mmap(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	case 1:		/* replace, anonymous shared */
+		r = mmap(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	case 2:		/* replace, a shared file */
+		r = mmap(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, churn_memfd, 0);
+		break;
+	case 3:		/* unmap, and map again if the hole is still free */
+		munmap(churn, CHURN_PAGES * PAGE);
+		atomic_store(&churn_mapped, 0);
+		sched_yield();
+		r = mmap(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (r == churn)
+			atomic_store(&churn_mapped, 1);
+		else if (r != MAP_FAILED)
+			munmap(r, CHURN_PAGES * PAGE);
+		break;
+	case 4:
+		mprotect(churn, CHURN_PAGES * PAGE,
+			 chance(50) ? PROT_NONE : PROT_READ);
+		break;
+	case 5:
+		mprotect(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE);
+		break;
+	case 6:
+		madvise(churn, CHURN_PAGES * PAGE,
+			chance(50) ? MADV_DONTNEED : MADV_PAGEOUT);
+		break;
+	default: {
+		uint32_t v = (uint32_t)rn(3);
+
+		poke((uintptr_t)churn + rn(CHURN_PAGES * PAGE / 64) * 64, &v,
+		     4);
+		break;
+	}
+	}
+	pthread_mutex_unlock(&churn_lock);
+	atomic_fetch_add(&st->maps, 1);
+	note("churn %d -> %p", what, r);
+}
+
+static long sys_futex(uint64_t uaddr, int op, uint32_t val, uint64_t val2,
+		      uint64_t uaddr2, uint32_t val3)
+{
+	return syscall(SYS_futex, (void *)(uintptr_t)uaddr, op, val,
+		       (void *)(uintptr_t)val2, (void *)(uintptr_t)uaddr2,
+		       val3);
+}
+
+/* CLOCK_MONOTONIC half a millisecond from now: a deadline for waits. */
+static struct timespec mono_in_500us(void)
+{
+	struct timespec abs;
+
+	clock_gettime(CLOCK_MONOTONIC, &abs);
+	abs.tv_nsec += (long)US(500);
+	if (abs.tv_nsec >= NSEC_PER_SEC) {
+		abs.tv_sec++;
+		abs.tv_nsec -= NSEC_PER_SEC;
+	}
+	return abs;
+}
+
+static uint32_t *rw_word(void)
+{
+	return word(arenas_rw[rn(3)], (int)rn(NHOT));
+}
+
+static void op_futex(void)
+{
+	struct faddr a, b;
+	uint32_t fl, fl2;
+	int priv;
+	long r = 0;
+	int what = (int)rn(16);
+	struct timespec ts = { 0, (long)(US(100) + rn(MS(2))) };
+
+	pick_faddr(&a, &fl);
+	pick_faddr(&b, &fl2);
+	priv = (fl & POLLFS_FUTEX_SHARED) ? 0 : FUTEX_PRIVATE_FLAG;
+	switch (what) {
+	case 0: case 1: case 2: {
+		/* what a futex user does: change the word, then wake */
+		uint32_t *w = rw_word();
+
+		__atomic_fetch_add(w, 1, __ATOMIC_SEQ_CST);
+		r = sys_futex((uintptr_t)w, FUTEX_WAKE |
+			      (chance(50) ? FUTEX_PRIVATE_FLAG : 0),
+			      chance(70) ? 1 : INT_MAX, 0, 0, 0);
+		break;
+	}
+	case 3:
+		r = sys_futex(a.addr, FUTEX_WAKE | priv,
+			      chance(80) ? (uint32_t)rn(3) : (uint32_t)rnd(),
+			      0, 0, 0);
+		break;
+	case 4:
+		r = sys_futex(a.addr, FUTEX_WAKE_BITSET | priv,
+			      (uint32_t)rn(4), 0, 0,
+			      chance(20) ? 0 : (uint32_t)rnd());
+		break;
+	case 5:
+		r = sys_futex(a.addr, FUTEX_REQUEUE | priv, (uint32_t)rn(3),
+			      chance(10) ? (uint64_t)-1 : rn(4), b.addr, 0);
+		break;
+	case 6:
+		r = sys_futex(a.addr, FUTEX_CMP_REQUEUE | priv,
+			      (uint32_t)rn(3), rn(4), b.addr, a.val);
+		break;
+	case 7: {
+		uint32_t op = chance(80) ?
+			FUTEX_OP((uint32_t)rn(5) | (chance(10) ? 8 : 0),
+				 (uint32_t)rn(4), (uint32_t)rn(6),
+				 (uint32_t)rn(4)) : (uint32_t)rnd();
+
+		r = sys_futex(a.addr, FUTEX_WAKE_OP | priv, (uint32_t)rn(3),
+			      rn(3), chance(80) ? (uintptr_t)rw_word() : b.addr,
+			      op);
+		break;
+	}
+	case 8: case 9: {
+		/* PI on the PI words, and on armed words now and then */
+		uint32_t *w = word(chance(50) ? arena_a : arena_s,
+				   NHOT + (int)rn(NPI));
+		uint64_t ad = chance(80) ? (uintptr_t)w : a.addr;
+		struct timespec abs;
+
+		clock_gettime(CLOCK_REALTIME, &abs);
+		abs.tv_nsec += (long)MS(1);
+		if (abs.tv_nsec >= NSEC_PER_SEC) {
+			abs.tv_sec++;
+			abs.tv_nsec -= NSEC_PER_SEC;
+		}
+		switch (rn(4)) {
+		case 0:
+			r = sys_futex(ad, FUTEX_LOCK_PI | priv, 0,
+				      (uintptr_t)&abs, 0, 0);
+			if (r == 0)
+				sys_futex(ad, FUTEX_UNLOCK_PI | priv, 0, 0, 0,
+					  0);
+			break;
+		case 1:
+			r = sys_futex(ad, FUTEX_TRYLOCK_PI | priv, 0, 0, 0, 0);
+			if (r == 0 && chance(80))
+				sys_futex(ad, FUTEX_UNLOCK_PI | priv, 0, 0, 0,
+					  0);
+			break;
+		case 2:
+			r = sys_futex(ad, FUTEX_UNLOCK_PI | priv, 0, 0, 0, 0);
+			break;
+		default:
+			r = sys_futex(ad, FUTEX_CMP_REQUEUE_PI | priv, 1,
+				      rn(3), (uintptr_t)w, a.val);
+			break;
+		}
+		break;
+	}
+	case 10:
+		r = sys_futex(a.addr, FUTEX_WAIT | priv, a.val,
+			      (uintptr_t)&ts, 0, 0);
+		break;
+	case 11: {
+		struct timespec abs;
+
+		abs = mono_in_500us();
+		r = sys_futex(a.addr, FUTEX_WAIT_BITSET | priv, a.val,
+			      (uintptr_t)&abs, 0, (uint32_t)rnd() | 1);
+		break;
+	}
+	case 12: {
+		struct futex_waitv wv[4];
+		int n = 1 + (int)rn(4);
+		struct timespec abs;
+
+		for (int i = 0; i < n; i++) {
+			struct faddr c;
+			uint32_t f;
+
+			pick_faddr(&c, &f);
+			wv[i].uaddr = c.addr;
+			wv[i].val = c.val;
+			wv[i].flags = FUTEX_32 |
+				((f & POLLFS_FUTEX_SHARED) ? 0 :
+				 FUTEX_PRIVATE_FLAG);
+			wv[i].__reserved = 0;
+		}
+		abs = mono_in_500us();
+		r = syscall(SYS_futex_waitv, wv, n, 0, &abs, CLOCK_MONOTONIC);
+		break;
+	}
+	case 13: {
+		struct timespec abs;
+
+		abs = mono_in_500us();
+		r = sys_futex(a.addr, FUTEX_WAIT_REQUEUE_PI | priv, a.val,
+			      (uintptr_t)&abs,
+			      (uintptr_t)word(arena_a, NHOT + (int)rn(NPI)), 0);
+		break;
+	}
+	default: {
+		/* set a word to a small value, so that arms match often */
+		uint32_t *w = rw_word();
+
+		__atomic_store_n(w, (uint32_t)rn(3), __ATOMIC_SEQ_CST);
+		r = sys_futex((uintptr_t)w, FUTEX_WAKE, INT_MAX, 0, 0, 0);
+		break;
+	}
+	}
+	if (r > 0 && what != 12)
+		atomic_fetch_add(&st->wakes_counted, r);
+	note("futex op %d on %#llx -> %ld errno %d", what,
+	     (unsigned long long)a.addr, r, errno);
+}
+
+static void op_poll(void)
+{
+	struct pollfd pfd[8];
+	struct pick p[8];
+	int n = 1 + (int)rn(8), r;
+
+	for (int i = 0; i < n; i++) {
+		if (!pick_slot(&p[i], -1))
+			return;
+		pfd[i].fd = p[i].fd;
+		pfd[i].events = chance(80) ? POLLIN : (short)rnd();
+		pfd[i].revents = 0;
+	}
+	r = poll(pfd, (nfds_t)n, chance(70) ? 0 : (int)rn(10));
+	note("poll(%d fds) -> %d errno %d", n, r, errno);
+	if (r <= 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		short allowed = POLLIN | POLLHUP | POLLERR;
+
+		if (!is_obj(p[i].kind) || !same(&p[i]))
+			continue;
+		if (pfd[i].revents & ~allowed)
+			STRICT_FAIL("poll of %s fd %d (events %#x): revents %#x",
+				    kind_name[p[i].kind], pfd[i].fd,
+				    (unsigned short)pfd[i].events,
+				    (unsigned short)pfd[i].revents);
+	}
+}
+
+static void op_select(void)
+{
+	fd_set rd, wr, ex;
+	struct timeval tv = { 0, (long)rn(2000) };
+	struct pick p;
+	int maxfd = -1;
+
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_ZERO(&ex);
+	for (int i = 0, n = 1 + (int)rn(6); i < n; i++) {
+		if (!pick_slot(&p, -1) || p.fd >= FD_SETSIZE)
+			continue;
+		FD_SET(p.fd, &rd);
+		if (chance(30))
+			FD_SET(p.fd, &wr);
+		if (chance(30))
+			FD_SET(p.fd, &ex);
+		if (p.fd > maxfd)
+			maxfd = p.fd;
+	}
+	if (maxfd < 0)
+		return;
+	note("select(%d) -> %d", maxfd + 1,
+	     select(maxfd + 1, &rd, &wr, &ex, &tv));
+}
+
+static void op_epoll(void)
+{
+	struct pick ep, t;
+	int r = 0, what = (int)rn(10);
+
+	atomic_fetch_add(&st->epolls, 1);
+	if (what == 0 || !pick_slot(&ep, K_EPOLL)) {
+		int fd = epoll_create1(chance(50) ? EPOLL_CLOEXEC : 0);
+
+		note("epoll_create1 -> %d", fd);
+		if (fd >= 0)
+			publish(fd, K_EPOLL, 0);
+		return;
+	}
+	if (what <= 6) {
+		static const uint32_t evs[] = { EPOLLIN, EPOLLIN | EPOLLET,
+			EPOLLIN | EPOLLONESHOT, EPOLLIN | EPOLLEXCLUSIVE,
+			EPOLLOUT | EPOLLPRI | EPOLLRDHUP, EPOLLIN | EPOLLWAKEUP,
+			EPOLLIN | EPOLLET | EPOLLONESHOT };
+		struct epoll_event e;
+		int op = what <= 3 ? EPOLL_CTL_ADD :
+			 what == 4 ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
+
+		if (!pick_slot(&t, -1))
+			return;
+		e.events = chance(90) ? evs[rn(sizeof(evs) / sizeof(evs[0]))] :
+				       (uint32_t)rnd();
+		e.data.u64 = t.w;
+		r = epoll_ctl(ep.fd, op, t.fd, &e);
+		note("epoll_ctl(%d, %d, %d %s) -> %d errno %d", ep.fd, op, t.fd,
+		     kind_name[t.kind], r, errno);
+	} else {
+		struct epoll_event e[16];
+
+		r = epoll_wait(ep.fd, e, 1 + (int)rn(16),
+			       chance(60) ? 0 : (int)rn(10));
+		note("epoll_wait(%d) -> %d errno %d", ep.fd, r, errno);
+		for (int i = 0; i < r; i++)
+			if (e[i].events & POLLNVAL)
+				FAIL("epoll_wait reported POLLNVAL");
+	}
+}
+
+static void op_close(void)
+{
+	struct pick p;
+
+	/* Other threads may be inside a call on this descriptor, or about
+	 * to make one: they picked it before the claim.  Only a claim
+	 * closes, so no descriptor is ever closed twice. */
+	if (!pick_slot(&p, -1))
+		return;
+	if (!claim(&p))
+		return;
+	atomic_fetch_add(&st->closes, 1);
+	note("close(%d %s) -> %d", p.fd, kind_name[p.kind], close(p.fd));
+}
+
+static void op_dup(void)
+{
+	struct pick src, dst;
+	int fd, k;
+
+	if (!pick_slot(&src, -1))
+		return;
+	atomic_fetch_add(&st->dups, 1);
+	switch (rn(4)) {
+	case 0:
+		fd = dup(src.fd);
+		break;
+	case 1:
+		fd = fcntl(src.fd, chance(50) ? F_DUPFD : F_DUPFD_CLOEXEC,
+			   HIGH_FD + (int)rn(64));
+		break;
+	default:
+		/* over a live descriptor */
+		if (!pick_slot(&dst, -1) || dst.i == src.i || !claim(&dst))
+			return;
+		if (chance(50))
+			fd = dup2(src.fd, dst.fd);
+		else
+			fd = dup3(src.fd, dst.fd, chance(50) ? O_CLOEXEC : 0);
+		note("dup2(%d %s, %d %s) -> %d errno %d", src.fd,
+		     kind_name[src.kind], dst.fd, kind_name[dst.kind], fd,
+		     errno);
+		if (fd < 0)
+			fd = dst.fd;	/* still ours, still open */
+		break;
+	}
+	if (fd < 0)
+		return;
+	k = fd_kind(fd);
+	if (k == K_NONE) {
+		close(fd);
+		return;
+	}
+	publish(fd, k, k == src.kind && same(&src) ? src.ctx : 0);
+}
+
+static void op_fcntl(void)
+{
+	struct pick p;
+	char path[64], buf[512];
+	int fd;
+
+	if (!pick_slot(&p, -1))
+		return;
+	switch (rn(12)) {
+	case 0: case 1: {
+		int fl = fcntl(p.fd, F_GETFL);
+
+		if (fl >= 0)
+			fcntl(p.fd, F_SETFL, (fl ^ O_NONBLOCK) |
+			      (chance(10) ? O_ASYNC : 0));
+		break;
+	}
+	case 2:
+		fcntl(p.fd, F_SETFD, chance(50) ? FD_CLOEXEC : 0);
+		break;
+	case 3:
+		if (lseek(p.fd, (off_t)rn(100), (int)rn(3)) != -1 &&
+		    same(&p) && (is_obj(p.kind)))
+			STRICT_FAIL("lseek on %s fd %d succeeded",
+				    kind_name[p.kind], p.fd);
+		break;
+	case 4: {
+		/* fdinfo: show_fdinfo of every kind */
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", p.fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+		}
+		break;
+	}
+	case 5:
+		/* reopening through /proc must not give a second object */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", p.fd);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0) {
+			int k = fd_kind(fd);
+
+			close(fd);
+			if (is_obj(k))
+				STRICT_FAIL("reopened %s through %s",
+					    kind_name[k], path);
+		}
+		break;
+	case 6: {
+		struct stat sb;
+
+		fstat(p.fd, &sb);
+		fsync(p.fd);
+		ftruncate(p.fd, (off_t)rn(10));
+		break;
+	}
+	case 7:
+		sendfile(nullfd, p.fd, NULL, rn(4096));
+		break;
+	case 8: {
+		void *m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, p.fd, 0);
+
+		if (m != MAP_FAILED)
+			munmap(m, PAGE);
+		break;
+	}
+	case 9:
+		pread(p.fd, tbuf, rn(256), (off_t)rn(8));
+		break;
+	case 10:
+		fcntl(p.fd, F_SETOWN, getpid());
+		break;
+	default:
+		flock(p.fd, chance(50) ? LOCK_EX | LOCK_NB : LOCK_UN);
+		break;
+	}
+	note("fcntl-ish on %d %s", p.fd, kind_name[p.kind]);
+}
+
+static void op_aio(void)
+{
+	aio_context_t ctx = 0;
+	int what = (int)rn(10), slot = (int)rn(NCTX);
+	long r = 0;
+
+	switch (what) {
+	case 0: case 1:
+		if (atomic_load(&ctxs[slot]))
+			break;
+		r = syscall(SYS_io_setup, 1 + (unsigned int)rn(64), &ctx);
+		if (r == 0) {
+			uint64_t zero = 0;
+
+			atomic_fetch_add(&st->aio_setups, 1);
+			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
+							    ctx))
+				syscall(SYS_io_destroy, ctx);
+		}
+		break;
+	case 2: {
+		/* destroyed under its objects */
+		ctx = atomic_exchange(&ctxs[slot], 0) & ~CTX_RINGLESS;
+		if (ctx) {
+			r = syscall(SYS_io_destroy, ctx);
+			atomic_store(&dead_ctx, ctx);
+		}
+		break;
+	}
+	case 3: case 4: case 5: {
+		struct iocb cb, *cbs[1] = { &cb };
+		struct pick p;
+
+		ctx = ctx_get(slot);
+		if (!ctx)
+			break;
+		memset(&cb, 0, sizeof(cb));
+		cb.aio_data = rnd();
+		if (what == 5 && pick_slot(&p, -1)) {
+			/* IOCB_CMD_POLL of a pollfs file */
+			cb.aio_lio_opcode = IOCB_CMD_POLL;
+			cb.aio_fildes = (uint32_t)p.fd;
+			cb.aio_buf = chance(80) ? POLLIN : rn(0x10000);
+		} else {
+			cb.aio_lio_opcode = chance(70) ? IOCB_CMD_PWRITE :
+					    IOCB_CMD_PREAD;
+			cb.aio_fildes = (uint32_t)tmpfd;
+			cb.aio_buf = (uintptr_t)tbuf;
+			cb.aio_nbytes = 64;
+			cb.aio_offset = (int64_t)rn(1024) * 64;
+		}
+		r = syscall(SYS_io_submit, ctx, 1, cbs);
+		break;
+	}
+	case 6: case 7: {
+		struct io_event ev[8];
+		struct timespec ts = { 0, (long)rn(US(500)) };
+
+		ctx = ctx_get(slot);
+		if (ctx)
+			r = syscall(SYS_io_getevents, ctx, 0, 1 + (long)rn(8),
+				    ev, &ts);
+		break;
+	}
+	case 8: {
+		/* user space owns the ring's head: scribble on it */
+		uint32_t v = chance(50) ? (uint32_t)rnd() : (uint32_t)rn(70);
+
+		/* taken out of the table meanwhile, so that no one
+		 * destroys it and maps something else there */
+		ctx = atomic_exchange(&ctxs[slot], 0);
+		if (ctx) {
+			uint64_t zero = 0;
+
+			if (!(ctx & CTX_RINGLESS))
+				poke(ctx + 8, &v, 4);
+			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
+							    ctx))
+				syscall(SYS_io_destroy, ctx);
+		}
+		break;
+	}
+	case 9:
+		if (chance(85))
+			goto stale;
+		/* user space may unmap the ring; the context lives on */
+		ctx = atomic_exchange(&ctxs[slot], 0);
+		if (ctx) {
+			uint64_t zero = 0;
+
+			/* once only: then the address is free for others */
+			if (!(ctx & CTX_RINGLESS))
+				r = munmap((void *)(uintptr_t)ctx, PAGE);
+			ctx |= CTX_RINGLESS;
+			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
+							    ctx))
+				syscall(SYS_io_destroy, ctx & ~CTX_RINGLESS);
+		}
+		break;
+	default:
+stale:
+		/* an object on a context that is not there any more */
+		ctx = atomic_load(&dead_ctx);
+		if (ctx) {
+			struct pollfs_aio_open o = { ctx, 0, 0 };
+			int dev = dev_fd(), fd;
+
+			if (dev >= 0) {
+				fd = ioctl(dev, POLLFS_IOC_AIO, &o);
+				if (fd >= 0)
+					publish(fd, K_AIO, ctx);
+			}
+		}
+		break;
+	}
+	note("aio op %d ctx %#llx -> %ld errno %d", what,
+	     (unsigned long long)ctx, r, errno);
+}
+
+static pid_t thread_tids[MAXTHREADS + MAXEPHEMERAL + 1];
+
+static void op_signal(void)
+{
+	int sig = fsigs[rn((uint64_t)nfsigs)];
+	int what = (int)rn(8);
+	sigset_t set;
+
+	atomic_fetch_add(&st->signals, 1);
+	switch (what) {
+	case 0:
+		kill(getpid(), sig);
+		break;
+	case 1: case 2: {
+		pid_t tid = thread_tids[rn(MAXTHREADS + MAXEPHEMERAL + 1)];
+
+		if (tid)
+			syscall(SYS_tgkill, getpid(), tid, sig);
+		break;
+	}
+	case 3: {
+		union sigval v = { .sival_int = (int)rnd() };
+
+		sigqueue(getpid(), sig, v);
+		break;
+	}
+	case 4: case 5:
+		/* block or unblock a random set of our signals */
+		sigemptyset(&set);
+		for (int i = 0; i < nfsigs; i++)
+			if (chance(40))
+				sigaddset(&set, fsigs[i]);
+		pthread_sigmask(chance(50) ? SIG_BLOCK : SIG_UNBLOCK, &set,
+				NULL);
+		break;
+	case 6:
+		sigemptyset(&set);
+		pthread_sigmask(SIG_SETMASK, &set, NULL);
+		break;
+	default:
+		raise(sig);
+		break;
+	}
+	note("signal op %d sig %d", what, sig);
+}
+
+/* ---- forked children ---- */
+
+struct child {
+	_Atomic pid_t pid;
+	int64_t started;
+};
+static struct child children[MAXCHILD];
+static void run_ops(int64_t until, bool is_child);
+
+static void exec_self(void)
+{
+	char *argv[] = { "fuzz", "-x", NULL };
+	extern char **environ;
+
+	atomic_fetch_add(&st->execs, 1);
+	guard_disarm();
+	execve(self_exe, argv, environ);
+	_exit(0);
+}
+
+static void *blocker(void *arg)
+{
+	char buf[256];
+	int fd = (int)(intptr_t)arg;
+
+	for (;;)
+		if (read(fd, buf, sizeof(buf)) < 0 && errno != EINTR)
+			pause();
+	return NULL;
+}
+
+static void child_main(uint64_t cseed)
+{
+	int64_t until;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	single = true;
+	depth++;
+	rseed(seed, cseed);
+	memset(children, 0, sizeof(children));
+	/* the parent's contexts are not ours (nor their rings) */
+	for (int i = 0; i < NCTX; i++)
+		atomic_store(&ctxs[i], 0);
+	thread_tids[0] = (pid_t)syscall(SYS_gettid);
+	for (int i = 1; i < MAXTHREADS + MAXEPHEMERAL + 1; i++)
+		thread_tids[i] = 0;
+	tr = &traces[0];
+	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++)
+		traces[t].next = 0;
+	/*
+	 * fork copies the descriptors a moment before the memory, and the
+	 * other threads went on meanwhile: the table may name descriptors
+	 * this process does not have, or others under their numbers.
+	 */
+	for (int i = 0; i < NSLOT; i++) {
+		uint64_t w = atomic_load(&slots[i].word);
+		int k;
+
+		if (W_FD(w) < 0) {	/* forked in the middle of a publish */
+			atomic_store(&slots[i].word, W_MAKE(W_GEN(w) + 1, -1));
+			continue;
+		}
+		k = fd_kind(W_FD(w));
+		if (k == K_NONE) {
+			atomic_store(&slots[i].word, W_MAKE(W_GEN(w) + 1, -1));
+			continue;
+		}
+		if (k != atomic_load(&slots[i].kind)) {
+			atomic_store(&slots[i].kind, k);
+			atomic_store(&slots[i].ctx, 0);
+		}
+	}
+	guard_init();
+	until = pt_mono() + MS(50 + rn(750));
+	if (until > deadline)
+		until = deadline;
+	run_ops(until, true);
+	switch (rn(6)) {
+	case 0: {
+		/* exec, maybe with a thread blocked in a read */
+		struct pick p;
+		pthread_t th;
+
+		if (chance(50) && pick_slot(&p, K_SIGNAL + (int)rn(4))) {
+			int fl = fcntl(p.fd, F_GETFL);
+
+			if (fl >= 0)
+				fcntl(p.fd, F_SETFL, fl & ~O_NONBLOCK);
+			pthread_create(&th, NULL, blocker,
+				       (void *)(intptr_t)p.fd);
+			pt_sleep_ms(1);
+		}
+		exec_self();
+		break;
+	}
+	case 1:
+		raise(SIGKILL);
+		break;
+	case 2:
+		for (int i = 0; i < NSLOT; i++) {
+			int fd = W_FD(atomic_load(&slots[i].word));
+
+			if (fd >= 0)
+				close(fd);
+		}
+		_exit(0);
+	default:
+		_exit(0);
+	}
+	_exit(0);
+}
+
+static void check_child_status(pid_t pid, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	/* SIGKILL is ours; so are the others we send, which kill a child
+	 * once it exec'd (exec resets the handlers).  A fault is not. */
+	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGSEGV &&
+	    WTERMSIG(status) != SIGBUS && WTERMSIG(status) != SIGILL &&
+	    WTERMSIG(status) != SIGFPE && WTERMSIG(status) != SIGABRT &&
+	    WTERMSIG(status) != SIGSYS && WTERMSIG(status) != SIGTRAP)
+		return;
+	atomic_fetch_add(&st->children_failed, 1);
+	FAIL("child %d: %s %d", (int)pid,
+	     WIFEXITED(status) ? "exit status" : "killed by signal",
+	     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+static void show_task(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *files[] = { "wchan", "syscall", "stack" };
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
+		if (pt_read_file(path, buf, sizeof(buf)) > 0)
+			pt_diag("%s: %s", path, buf);
+	}
+}
+
+/*
+ * Sends @sig to every process whose parent is @parent, or (@sig 0) shows
+ * what each one waits in.
+ */
+static void signal_children(pid_t parent, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[64], buf[1024], *ppid, *state;
+		pid_t pid = atoi(de->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (pt_read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		ppid = strstr(buf, "\nPPid:");
+		if (!ppid || atoi(ppid + 7) != parent)
+			continue;
+		if (sig) {
+			kill(pid, sig);
+			continue;
+		}
+		state = strstr(buf, "State:");
+		pt_diag("left over: pid %d, %.*s", (int)pid,
+			state ? (int)strcspn(state, "\n") : 0,
+			state ? state : "");
+		show_task(pid);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Reaps children; kills (and reports) those that hang. */
+static void reap(bool all)
+{
+	int64_t now = pt_mono();
+
+	for (int i = 0; i < MAXCHILD; i++) {
+		pid_t pid = atomic_load(&children[i].pid);
+		int status;
+
+		if (pid <= 0)
+			continue;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			atomic_store(&children[i].pid, 0);
+			check_child_status(pid, status);
+			continue;
+		}
+		if (!all && now - children[i].started < 4 * NSEC_PER_SEC)
+			continue;
+		{
+			pt_diag("child %d still running after %lld ms",
+				(int)pid, (long long)((now - children[i].started)
+						      / NSEC_PER_MSEC));
+			show_task(pid);
+			kill(pid, SIGKILL);
+			FAIL("child %d hangs", (int)pid);
+		}
+	}
+}
+
+static void op_fork(void)
+{
+	int i;
+	pid_t pid;
+	uint64_t cseed = rnd();
+
+	if (depth >= 2 || pt_mono() > deadline - MS(300))
+		return;
+	/* a signal during fork makes it start again: no guard here */
+	guard_disarm();
+	for (i = 0; i < MAXCHILD; i++) {
+		pid_t zero = 0;
+
+		if (atomic_compare_exchange_strong(&children[i].pid, &zero, -1))
+			break;
+	}
+	if (i == MAXCHILD)
+		return;
+	pid = fork();
+	if (pid == 0)
+		child_main(cseed);
+	note("fork -> %d", pid);
+	if (pid < 0) {
+		atomic_store(&children[i].pid, 0);
+		return;
+	}
+	atomic_fetch_add(&st->forks, 1);
+	children[i].started = pt_mono();
+	atomic_store(&children[i].pid, pid);
+}
+
+static void op_kill_child(void)
+{
+	pid_t pid = atomic_load(&children[rn(MAXCHILD)].pid);
+
+	if (pid <= 0)
+		return;
+	switch (rn(4)) {
+	case 0:
+		kill(pid, SIGSTOP);
+		pt_sleep_ns((int64_t)rn(US(500)));
+		kill(pid, SIGCONT);
+		break;
+	case 1:
+		kill(pid, SIGKILL);
+		break;
+	default:
+		kill(pid, fsigs[rn((uint64_t)nfsigs)]);
+		break;
+	}
+	note("signal child %d", pid);
+}
+
+/* ---- threads ---- */
+
+static atomic_int ephemeral;
+static void *thread_main(void *arg);
+
+struct targ {
+	int id;
+	int nops;	/* 0: until the deadline */
+	uint64_t seed;
+};
+
+static void op_thread(void)
+{
+	static struct targ args[MAXEPHEMERAL];
+	pthread_t th;
+	pthread_attr_t at;
+	int n = atomic_fetch_add(&ephemeral, 1);
+
+	if (single || n >= MAXEPHEMERAL) {
+		atomic_fetch_sub(&ephemeral, 1);
+		return;
+	}
+	for (int i = 0; i < MAXEPHEMERAL; i++) {
+		if (thread_tids[MAXTHREADS + 1 + i])
+			continue;
+		args[i].id = MAXTHREADS + 1 + i;
+		args[i].nops = 1 + (int)rn(30);
+		args[i].seed = rnd();
+		thread_tids[args[i].id] = -1;
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&th, &at, thread_main, &args[i])) {
+			thread_tids[args[i].id] = 0;
+			atomic_fetch_sub(&ephemeral, 1);
+		}
+		pthread_attr_destroy(&at);
+		return;
+	}
+	atomic_fetch_sub(&ephemeral, 1);
+}
+
+static void op_focus(void)
+{
+	struct pick p;
+
+	if (chance(50) || !pick_slot(&p, -1))
+		atomic_store(&focus, -1);
+	else
+		atomic_store(&focus, p.i);
+}
+
+struct opdef {
+	void (*fn)(void);
+	unsigned int weight;
+	bool in_child;
+};
+
+static const struct opdef ops[] = {
+	{ op_open_dev,		2,  true },
+	{ op_create,		16, true },
+	{ op_ioctl_other,	2,  true },
+	{ op_read,		16, true },
+	{ op_readv,		3,  true },
+	{ op_write,		16, true },
+	{ op_arm_churn,		3,  true },
+	{ op_churn,		2,  false },
+	{ op_futex,		12, true },
+	{ op_poll,		5,  true },
+	{ op_select,		1,  true },
+	{ op_epoll,		6,  true },
+	{ op_close,		10, true },
+	{ op_dup,		4,  true },
+	{ op_fcntl,		4,  true },
+	{ op_aio,		5,  true },
+	{ op_signal,		5,  true },
+	{ op_fork,		1,  true },
+	{ op_kill_child,	1,  true },
+	{ op_thread,		1,  false },
+	{ op_focus,		1,  false },
+};
+#define NOPS (sizeof(ops) / sizeof(ops[0]))
+
+static void run_ops(int64_t until, bool is_child)
+{
+	unsigned int total = 0;
+	long n = 0;
+
+	for (size_t i = 0; i < NOPS; i++)
+		total += ops[i].weight;
+	while (!atomic_load(&stop)) {
+		unsigned int r = (unsigned int)rn(total);
+		size_t i;
+
+		for (i = 0; r >= ops[i].weight; i++)
+			r -= ops[i].weight;
+		if (is_child && !ops[i].in_child)
+			continue;
+		/* few objects: create; many: close */
+		if (occupied() > NSLOT * 3 / 4 && chance(30))
+			i = 12;		/* op_close */
+		else if (occupied() < 8 && chance(50))
+			i = 1;		/* op_create */
+		if ((n & 63) == 0)
+			holes_check();
+		guard_arm((int64_t)(US(500) + rn(MS(15))));
+		ops[i].fn();
+		guard_disarm();
+		atomic_fetch_add_explicit(&st->ops, 1, memory_order_relaxed);
+		if ((++n & 15) == 0) {
+			if (pt_mono() > until)
+				break;
+			reap(false);
+		}
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct targ *t = arg;
+
+	thread_tids[t->id] = (pid_t)syscall(SYS_gettid);
+	tr = &traces[t->id];
+	tr->id = t->id;
+	rseed(seed, t->seed);
+	tbuf_init();
+	guard_init();
+	if (t->nops) {
+		/* an ephemeral thread: a few operations, then it exits
+		 * with whatever it had pending or blocked */
+		for (int i = 0; i < t->nops && !atomic_load(&stop); i++) {
+			guard_arm((int64_t)(US(500) + rn(MS(10))));
+			ops[3 + rn(3)].fn();	/* read, readv, write */
+			guard_disarm();
+		}
+	} else {
+		run_ops(deadline, false);
+	}
+	timer_delete(guard);
+	munmap(tbuf, BUFPAGES * PAGE);
+	if (t->nops) {
+		thread_tids[t->id] = 0;
+		atomic_fetch_sub(&ephemeral, 1);
+	}
+	return NULL;
+}
+
+/* ---- the fuzzing process ---- */
+
+static int fuzz_main(void)
+{
+	pthread_t th[MAXTHREADS];
+	struct targ args[MAXTHREADS];
+	struct rlimit rl;
+
+	pt_on_fail(dump_traces);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < HIGH_FD + 128 &&
+	    rl.rlim_max >= HIGH_FD + 128) {
+		rl.rlim_cur = HIGH_FD + 128;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	setup_signals();
+	setup_memory();
+	arenas_rw[0] = arena_a;
+	arenas_rw[1] = arena_s;
+	arenas_rw[2] = arena_f;
+	slots_init();
+
+	rseed(seed, 0);
+	tr = &traces[0];
+	thread_tids[0] = (pid_t)syscall(SYS_gettid);
+	tbuf_init();
+	guard_init();
+	/* a factory handle or two to start with */
+	op_open_dev();
+	op_open_dev();
+
+	for (int t = 1; t <= nthreads; t++) {
+		args[t - 1] = (struct targ){ .id = t, .nops = 0,
+					     .seed = (uint64_t)t };
+		CHECK_EQ(pthread_create(&th[t - 1], NULL, thread_main,
+					&args[t - 1]), 0);
+	}
+	run_ops(deadline, false);
+	atomic_store(&stop, 1);
+	for (int t = 1; t <= nthreads; t++)
+		pthread_join(th[t - 1], NULL);
+	while (atomic_load(&ephemeral))
+		pt_sleep_ms(1);
+	guard_disarm();
+
+	/* the children end by themselves within a second */
+	for (int64_t end = pt_mono() + 10 * NSEC_PER_SEC;;) {
+		bool any = false;
+
+		for (int i = 0; i < MAXCHILD; i++)
+			any |= atomic_load(&children[i].pid) > 0;
+		if (!any)
+			break;
+		reap(pt_mono() > end);
+		pt_sleep_ms(5);
+	}
+	for (int i = 0; i < NSLOT; i++) {
+		int fd = W_FD(atomic_load(&slots[i].word));
+
+		if (fd >= 0)
+			close(fd);
+	}
+	for (int i = 0; i < NCTX; i++)
+		if (ctx_get(i))
+			syscall(SYS_io_destroy, ctx_get(i));
+	return PT_PASS;
+}
+
+/* ---- the supervisor ---- */
+
+static long read_refcnt(void)
+{
+	char buf[32];
+
+	if (pt_read_file("/sys/module/pollfs/refcnt", buf, sizeof(buf)) < 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* Sum of the active objects of pollfs's slab caches, or -1. */
+static long read_slab(void)
+{
+	char line[512];
+	long sum = 0;
+	FILE *f = fopen("/proc/slabinfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char name[64];
+		long active;
+
+		if (sscanf(line, "%63s %ld", name, &active) == 2 &&
+		    !strncmp(name, "pollfs_", 7))
+			sum += active;
+	}
+	fclose(f);
+	return sum;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *env;
+	bool have_seed = false;
+	long ref0, slab0, ref = -1, slab = -1;
+	pid_t pid;
+	int status, opt;
+	int64_t t0, hard;
+
+	/* the exec target: exit at once, closing what was inherited */
+	if (argc == 2 && !strcmp(argv[1], "-x"))
+		return 0;
+
+	env = getenv("POLLFS_FUZZ_TIME");
+	if (env && *env)
+		seconds = (unsigned int)strtoul(env, NULL, 10);
+	env = getenv("POLLFS_FUZZ_SEED");
+	if (env && *env) {
+		seed = strtoull(env, NULL, 0);
+		have_seed = true;
+	}
+	while ((opt = getopt(argc, argv, "s:t:j:vxh")) != -1) {
+		switch (opt) {
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			have_seed = true;
+			break;
+		case 't':
+			seconds = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'j':
+			nthreads = atoi(optarg);
+			if (nthreads < 0 || nthreads >= MAXTHREADS)
+				usage();
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'x':
+			return 0;
+		default:
+			usage();
+		}
+	}
+	if (!seconds)
+		usage();
+	if (!have_seed) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = ((uint64_t)ts.tv_sec * 1000003u) ^ (uint64_t)ts.tv_nsec ^
+		       ((uint64_t)getpid() << 40);
+		seed %= 10000000000ull;
+	}
+	pt_diag("seed %" PRIu64, seed);
+	pt_diag("replay: fuzz -s %" PRIu64 " -t %u (make fuzz FUZZ_SEED=%"
+		PRIu64 " FUZZ_TIME=%u)", seed, seconds, seed, seconds);
+
+	if (access("/dev/pollfs", R_OK | W_OK))
+		pt_skip("/dev/pollfs: %s", strerror(errno));
+	if (readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1) < 0)
+		FAIL("readlink /proc/self/exe: %s", strerror(errno));
+
+	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(st != MAP_FAILED);
+	CHECK_SYS(prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ref0 = read_refcnt();
+	slab0 = read_slab();
+	pt_diag("%u s, %d threads besides the main one; module refcnt %ld, "
+		"pollfs slab objects %ld", seconds, nthreads, ref0, slab0);
+
+	t0 = pt_mono();
+	deadline = t0 + (int64_t)seconds * NSEC_PER_SEC;
+	pid = fork();
+	CHECK_SYS(pid);
+	if (pid == 0)
+		_exit(fuzz_main());
+
+	/* the fuzzing process must end by itself soon after the deadline */
+	hard = deadline + 9 * NSEC_PER_SEC;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (pt_mono() > hard) {
+			pt_diag("the fuzzing process still runs %lld s after "
+				"its deadline:", (long long)((pt_mono() -
+							    deadline) /
+							   NSEC_PER_SEC));
+			show_task(pid);
+			{
+				char dir[64];
+				DIR *d;
+				struct dirent *de;
+
+				snprintf(dir, sizeof(dir), "/proc/%d/task",
+					 (int)pid);
+				d = opendir(dir);
+				while (d && (de = readdir(d))) {
+					if (de->d_name[0] != '.')
+						show_task(atoi(de->d_name));
+				}
+				if (d)
+					closedir(d);
+			}
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			FAIL("hang: seed %" PRIu64, seed);
+		}
+		pt_sleep_ms(20);
+	}
+	/*
+	 * Grandchildren orphaned to us (we are their subreaper).  One that a
+	 * SIGSTOP caught in fork, before it could ask for its parent's death
+	 * signal, stays stopped for good: kill them all.  What SIGKILL does
+	 * not end in time hangs in the kernel.
+	 */
+	signal_children(getpid(), SIGKILL);
+	for (int64_t end = pt_mono() + 5 * NSEC_PER_SEC;;) {
+		pid_t r = waitpid(-1, NULL, WNOHANG);
+
+		if (r < 0)
+			break;
+		if (r == 0) {
+			if (pt_mono() > end) {
+				signal_children(getpid(), 0);
+				FAIL("processes left after the fuzzing ended");
+			}
+			pt_sleep_ms(10);
+		}
+	}
+	pt_diag("%ld operations in %.1f s: %ld objects created (%ld ioctls "
+		"failed), %ld reads (%ld records, %ld EINTR), %ld writes, %ld "
+		"futex arms, FUTEX_WAKE counted %ld, %ld closes, %ld dups, %ld "
+		"epoll ops, %ld signal ops, %ld forks, %ld execs, %ld AIO "
+		"contexts, %ld memory changes",
+		atomic_load(&st->ops), (double)(pt_mono() - t0) / NSEC_PER_SEC,
+		atomic_load(&st->creates), atomic_load(&st->create_fail),
+		atomic_load(&st->reads), atomic_load(&st->records),
+		atomic_load(&st->eintr), atomic_load(&st->writes),
+		atomic_load(&st->arms), atomic_load(&st->wakes_counted),
+		atomic_load(&st->closes), atomic_load(&st->dups),
+		atomic_load(&st->epolls), atomic_load(&st->signals),
+		atomic_load(&st->forks), atomic_load(&st->execs),
+		atomic_load(&st->aio_setups), atomic_load(&st->maps));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
+		FAIL("the fuzzing process %s %d (seed %" PRIu64 ")",
+		     WIFEXITED(status) ? "exited with" : "was killed by signal",
+		     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		     seed);
+	if (atomic_load(&st->creates) == 0)
+		FAIL("no object was ever created");
+
+	/* everything is closed: the module's references and the objects
+	 * come back to where they were (closing may finish a moment later) */
+	for (int64_t end = pt_mono() + 4 * NSEC_PER_SEC;;) {
+		ref = read_refcnt();
+		slab = read_slab();
+		if (ref == ref0 && slab <= slab0)
+			break;
+		if (pt_mono() > end)
+			FAIL("leak: module refcnt %ld (was %ld), pollfs slab "
+			     "objects %ld (were %ld) after every process "
+			     "ended; seed %" PRIu64, ref, ref0, slab, slab0,
+			     seed);
+		pt_sleep_ms(20);
+	}
+	pt_diag("module refcnt %ld, pollfs slab objects %ld: back to the start",
+		ref, slab);
+	return PT_PASS;
+}
