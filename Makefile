@@ -2,6 +2,9 @@
 #
 # make            the module, libpollfs, the tests and the examples
 # make check      boot the QEMU guest and run the test suite in it
+# make check-unprivileged   the same suite as uid/gid 65534
+# make check-debug          the suite on a KASAN, lockdep and kmemleak kernel
+# make fuzz       the fuzzer in the guest, FUZZ_TIME s (600), FUZZ_SEED
 # make run        boot the guest and run the demo (the main job)
 # make shell      an interactive shell in the guest, module loaded
 # make style      checkpatch on the kernel code
@@ -43,6 +46,46 @@ setup:
 check: setup
 	$(MAKE) all
 	vm/check
+
+# The suite on a kernel built with KASAN, lockdep, kmemleak and the other
+# checkers of vm/debug.config (vm/debug-kernel builds it once: tens of
+# minutes), the module built against it out of the source tree.  That
+# kernel runs several times slower under TCG: the tests' limits are
+# stretched (DEBUG_TIME_SCALE) and the guest's timeout is long.
+DEBUG_TREE = $(CURDIR)/build/debug-kernel/linux
+DEBUG_MODULE = $(CURDIR)/build/debug-module
+DEBUG_TIME_SCALE ?= 4
+check-debug: setup
+	vm/debug-kernel >/dev/null
+	$(MAKE) lib tests bench-build
+	rm -rf $(DEBUG_MODULE)
+	mkdir -p $(DEBUG_MODULE)/module
+	cp -a Kbuild include $(DEBUG_MODULE)/
+	cp -a module/*.[ch] module/gen-btf-header module/btf-path \
+		module/extract-vmlinux $(DEBUG_MODULE)/module/
+	$(MAKE) -C $(DEBUG_TREE) M=$(DEBUG_MODULE) \
+		POLLFS_BTF=$(DEBUG_TREE)/vmlinux modules
+	POLLFS_KO=$(DEBUG_MODULE)/pollfs.ko POLLFS_VM_TREE=$(DEBUG_TREE) \
+		POLLFS_VM_TIMEOUT=5400 POLLFS_TIME_SCALE=$(DEBUG_TIME_SCALE) \
+		vm/check
+
+# The fuzzer (tests/fuzz.c) in the guest for FUZZ_TIME seconds (default
+# 600), through the test runner, so that the kernel log is checked and
+# the module must unload at the end.  FUZZ_SEED replays a seed that the
+# output printed ("# seed N"); without it the fuzzer picks one.
+FUZZ_TIME ?= 600
+FUZZ_SEED ?=
+fuzz: setup
+	$(MAKE) module tests
+	vm/run --timeout $$(($(FUZZ_TIME) + 300)) -- /usr/bin/env \
+		POLLFS_FUZZ_TIME=$(FUZZ_TIME) POLLFS_FUZZ_SEED=$(FUZZ_SEED) \
+		/pollfs/tests/run -t $$(($(FUZZ_TIME) + 60)) fuzz
+
+# The whole suite as an unprivileged user (uid and gid 65534): tests that
+# need root skip.
+check-unprivileged: setup
+	$(MAKE) all
+	vm/check -u 65534
 
 # DKMS inside the guest: build, install and modprobe the module there.
 check-dkms:
@@ -136,5 +179,6 @@ clean:
 	$(MAKE) -C examples clean
 
 .PHONY: all module lib tests examples setup check check-dkms run shell style \
+	fuzz check-unprivileged check-debug \
 	style-build \
 	install install-module dkms-install clean bench bench-build
