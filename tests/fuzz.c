@@ -2655,6 +2655,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int status, opt;
 	int64_t t0, hard;
+	/* a second of the waits below, longer on a slower kernel */
+	const int64_t sec = (int64_t)pt_time_scale() * NSEC_PER_SEC;
 
 	/* the exec target: exit at once, closing what was inherited */
 	if (argc == 2 && !strcmp(argv[1], "-x"))
@@ -2727,7 +2729,7 @@ int main(int argc, char **argv)
 		_exit(fuzz_main());
 
 	/* the fuzzing process must end by itself soon after the deadline */
-	hard = deadline + 9 * NSEC_PER_SEC;
+	hard = deadline + 9 * sec;
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
@@ -2767,7 +2769,7 @@ int main(int argc, char **argv)
 	 * not end in time hangs in the kernel.
 	 */
 	signal_children(getpid(), SIGKILL);
-	for (int64_t end = pt_mono() + 5 * NSEC_PER_SEC;;) {
+	for (int64_t end = pt_mono() + 5 * sec;;) {
 		pid_t r = waitpid(-1, NULL, WNOHANG);
 
 		if (r < 0)
@@ -2804,7 +2806,7 @@ int main(int argc, char **argv)
 
 	/* everything is closed: the module's references and the objects
 	 * come back to where they were (closing may finish a moment later) */
-	for (int64_t end = pt_mono() + 4 * NSEC_PER_SEC;;) {
+	for (int64_t end = pt_mono() + 4 * sec;;) {
 		ref = read_refcnt();
 		slab = read_slab();
 		if (ref == ref0 && slab <= slab0)

@@ -102,7 +102,7 @@ static void watchdog_fired(int sig)
  * slower than Debian's under TCG (the KASAN and lockdep kernel of make
  * check-debug).  It only ever makes a limit longer.
  */
-static unsigned int pt_time_scale(void)
+unsigned int pt_time_scale(void)
 {
 	const char *env = getenv("POLLFS_TIME_SCALE");
 	int scale = env ? atoi(env) : 1;

@@ -63,6 +63,9 @@ void pt_skip(const char *fmt, ...);
 void pt_on_fail(void (*fn)(void));
 /* Fails the test (exit 1) if it is still running after this many seconds. */
 void pt_watchdog(unsigned int seconds);
+/* POLLFS_TIME_SCALE, at least 1: how many times slower this kernel is
+ * than Debian's (the debug kernel of make check-debug). */
+unsigned int pt_time_scale(void);
 
 #define FAIL(...) pt_fail_at(__FILE__, __LINE__, __VA_ARGS__)
 

@@ -24,8 +24,9 @@
  * removal wait for RCU), so 1,000 take nearly 6 minutes: by default it
  * makes 120 (-n), which fit the runner's 60 s limit, and prints the
  * count; `module-leak-cycles -n 1000 -T 600` makes the full thousand.
- * When -T seconds (default 50) run out first it stops there, says how
- * many it made, and passes if they were at least 60.
+ * When -T seconds (default 50, times POLLFS_TIME_SCALE) run out first it
+ * stops there, says how many it made, and passes if they were at least
+ * 60.
  */
 #include "futex.h"
 
@@ -175,6 +176,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* pt_watchdog() scales the watchdog; the budget scales here */
+	budget *= pt_time_scale();
 	pt_watchdog((unsigned int)budget + 8);
 	pt_require_root();
 	ko = getenv("POLLFS_KO");
