@@ -2624,9 +2624,15 @@ static long read_refcnt(void)
 static long read_slab(void)
 {
 	char line[512];
+	static const char *const caches[] = {
+		"pollfs_signal", "pollfs_timer", "pollfs_futex", "pollfs_aio"
+	};
 	long sum = 0;
-	FILE *f = fopen("/proc/slabinfo", "re");
+	FILE *f;
 
+	for (size_t i = 0; i < sizeof(caches) / sizeof(caches[0]); i++)
+		pt_slab_shrink(caches[i]);
+	f = fopen("/proc/slabinfo", "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {

@@ -36,8 +36,11 @@ static unsigned int turn;
 static void read_caches(long *v)
 {
 	char line[512];
-	FILE *f = fopen("/proc/slabinfo", "re");
+	FILE *f;
 
+	for (int i = 0; i < NCACHE; i++)
+		pt_slab_shrink(cache_name[i]);
+	f = fopen("/proc/slabinfo", "re");
 	if (!f)
 		FAIL("/proc/slabinfo: %s", strerror(errno));
 	for (int i = 0; i < NCACHE; i++)

@@ -2,6 +2,7 @@
 /* Shared helpers of the pollfs tests; see lib.h. */
 #include "lib.h"
 
+#include <dirent.h>
 #include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -428,6 +429,33 @@ void pt_become_nobody_at(const char *file, int line)
 	if (geteuid() != 65534 || getegid() != 65534)
 		pt_fail_at(file, line, "still euid %d egid %d", (int)geteuid(),
 			   (int)getegid());
+}
+
+void pt_slab_shrink(const char *name)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1", 1) < 0)
+		pt_diag("%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+void pt_slab_shrink_all(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *de;
+
+	/* the aliases of merged caches are symbolic links: once is enough */
+	while (d && (de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.')
+			pt_slab_shrink(de->d_name);
+	if (d)
+		closedir(d);
 }
 
 ssize_t pt_read_file(const char *path, char *buf, size_t size)

@@ -193,6 +193,13 @@ void pt_require_root(void);
  * (nothing to do when already so). */
 #define pt_become_nobody() pt_become_nobody_at(__FILE__, __LINE__)
 void pt_become_nobody_at(const char *file, int line);
+/* Shrinks slab cache @name (as root; errors are ignored).  Under KASAN
+ * this also empties its quarantine, whose freed objects /proc/slabinfo
+ * still counts as active. */
+void pt_slab_shrink(const char *name);
+/* pt_slab_shrink() of every cache: what /proc/meminfo then counts as
+ * slab is what is allocated, not what waits in KASAN's quarantine. */
+void pt_slab_shrink_all(void);
 /* Reads a small file (of /proc or /sys) whole into buf, NUL-terminated;
  * returns its length, or -1 (also when it is empty). */
 ssize_t pt_read_file(const char *path, char *buf, size_t size);
