@@ -1024,21 +1024,32 @@ static void check_records(const struct pick *p, const char *buf, ssize_t r)
 	}
 }
 
+/*
+ * What holds of any read or write of n bytes that returned r: -1 or at
+ * most n.  True when there is more to check: it did not fail, and the
+ * descriptor was not closed or replaced meanwhile.
+ */
+static bool check_transfer(const struct pick *p, size_t n, ssize_t r,
+			   const char *how)
+{
+	if (r < 0) {
+		if (r != -1)
+			FAIL("%s returned %zd", how, r);
+		return false;
+	}
+	if ((size_t)r > n)
+		FAIL("%s of %zu bytes returned %zd", how, n, r);
+	return same(p);
+}
+
 static void check_read(const struct pick *p, const struct buf *b, size_t n,
 		       ssize_t r, int e, const char *how)
 {
 	size_t rs;
 
-	if (r < 0) {
-		if (e == EINTR)
-			atomic_fetch_add(&st->eintr, 1);
-		if (r != -1)
-			FAIL("%s returned %zd", how, r);
-		return;
-	}
-	if ((size_t)r > n)
-		FAIL("%s of %zu bytes returned %zd", how, n, r);
-	if (!same(p))
+	if (r < 0 && e == EINTR)
+		atomic_fetch_add(&st->eintr, 1);
+	if (!check_transfer(p, n, r, how))
 		return;
 	if (!is_obj(p->kind)) {
 		if (p->kind == K_DEV || p->kind == K_EPOLL)
@@ -1073,14 +1084,7 @@ static void check_write(const struct pick *p, const struct buf *b, size_t n,
 {
 	size_t ws;
 
-	if (r < 0) {
-		if (r != -1)
-			FAIL("%s returned %zd", how, r);
-		return;
-	}
-	if ((size_t)r > n)
-		FAIL("%s of %zu bytes returned %zd", how, n, r);
-	if (!same(p))
+	if (!check_transfer(p, n, r, how))
 		return;
 	ws = wsize[p->kind];
 	if (p->kind == K_DEV || p->kind == K_AIO || (is_obj(p->kind) && !ws))
