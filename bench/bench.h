@@ -100,6 +100,21 @@ struct wake_result {
 void wake_run(const struct wake_ops *ops, int n, struct wake_result *res);
 
 /*
+ * A pollfs futex object on a word of its own, for wake_ops (arg: the
+ * struct): armed on the word's current value; fired by bumping the word
+ * and a FUTEX_WAKE, which must count the object; consumed by reading the
+ * armed record back.
+ */
+struct bench_futex {
+	int fd;
+	uint32_t word;
+};
+
+void bench_futex_arm(void *arg);
+void bench_futex_fire(void *arg);
+void bench_futex_consume(void *arg);
+
+/*
  * Futex ping-pong between two threads on one CPU, and FUTEX_WAKE on
  * words nobody waits on: the median over @batches of the mean ns per
  * round trip (per call) in a batch.

@@ -21,39 +21,6 @@
 
 #include "bench.h"
 
-struct futex_obj {
-	int fd;
-	uint32_t word;
-};
-
-static void futex_arm(void *arg)
-{
-	struct futex_obj *f = arg;
-
-	if (pfs_futex_arm(f->fd, &f->word,
-			  __atomic_load_n(&f->word, __ATOMIC_ACQUIRE)))
-		die("arm the futex object");
-}
-
-static void futex_fire(void *arg)
-{
-	struct futex_obj *f = arg;
-
-	__atomic_add_fetch(&f->word, 1, __ATOMIC_RELEASE);
-	if (futex_wake(&f->word, 1) != 1)
-		die("FUTEX_WAKE did not count the armed object");
-}
-
-static void futex_consume(void *arg)
-{
-	struct futex_obj *f = arg;
-	struct pollfs_futex_event ev;
-
-	if (read(f->fd, &ev, sizeof(ev)) != sizeof(ev) ||
-	    ev.addr != (uintptr_t)&f->word)
-		die("read the futex object");
-}
-
 static void eventfd_fire(void *arg)
 {
 	uint64_t one = 1;
@@ -74,7 +41,7 @@ int main(int argc, char **argv)
 {
 	struct samples p50[2] = {}, p99[2] = {}, wcpu[2] = {}, kcpu[2] = {};
 	struct wake_result res = {};
-	struct futex_obj f = {};
+	struct bench_futex f = {};
 	struct wake_ops ops[2];
 	int efd, reps, n, i, k;
 	bool pollfs;
@@ -88,8 +55,8 @@ int main(int argc, char **argv)
 	if (f.fd < 0 || efd < 0)
 		die("create the futex object and the eventfd");
 	ops[1] = (struct wake_ops){
-		.fd = f.fd, .arm = futex_arm, .fire = futex_fire,
-		.consume = futex_consume, .arg = &f,
+		.fd = f.fd, .arm = bench_futex_arm, .fire = bench_futex_fire,
+		.consume = bench_futex_consume, .arg = &f,
 	};
 	ops[0] = (struct wake_ops){
 		.fd = efd, .fire = eventfd_fire,

@@ -523,3 +523,31 @@ bool kernel_cmdline_has(const char *word)
 			return true;
 	return false;
 }
+
+void bench_futex_arm(void *arg)
+{
+	struct bench_futex *f = arg;
+
+	if (pfs_futex_arm(f->fd, &f->word,
+			  __atomic_load_n(&f->word, __ATOMIC_ACQUIRE)))
+		die("arm the futex object");
+}
+
+void bench_futex_fire(void *arg)
+{
+	struct bench_futex *f = arg;
+
+	__atomic_add_fetch(&f->word, 1, __ATOMIC_RELEASE);
+	if (futex_wake(&f->word, 1) != 1)
+		die("FUTEX_WAKE did not count the armed object");
+}
+
+void bench_futex_consume(void *arg)
+{
+	struct bench_futex *f = arg;
+	struct pollfs_futex_event ev;
+
+	if (read(f->fd, &ev, sizeof(ev)) != sizeof(ev) ||
+	    ev.addr != (uintptr_t)&f->word)
+		die("read the futex object");
+}

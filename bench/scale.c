@@ -74,37 +74,6 @@ static void others_resize(int target)
 	}
 }
 
-struct futex_obj {
-	int fd;
-	uint32_t word;
-};
-
-static void futex_arm(void *arg)
-{
-	struct futex_obj *f = arg;
-
-	if (pfs_futex_arm(f->fd, &f->word,
-			  __atomic_load_n(&f->word, __ATOMIC_ACQUIRE)))
-		die("arm the futex object");
-}
-
-static void futex_fire(void *arg)
-{
-	struct futex_obj *f = arg;
-
-	__atomic_add_fetch(&f->word, 1, __ATOMIC_RELEASE);
-	if (futex_wake(&f->word, 1) != 1)
-		die("FUTEX_WAKE did not count the armed object");
-}
-
-static void futex_consume(void *arg)
-{
-	struct pollfs_futex_event ev;
-
-	if (read(((struct futex_obj *)arg)->fd, &ev, sizeof(ev)) != sizeof(ev))
-		die("read the futex object");
-}
-
 /* A 1 ms periodic pollfs timer: p50 lateness and CPU per wake-up, in us. */
 static void timer_run(int expiries, double *p50, double *cpu)
 {
@@ -159,10 +128,10 @@ static void part_live(void)
 	/* Per level index 0, 1, 2 (N = 1, 1k, 100k): four series. */
 	struct samples lat[3] = {}, wcpu[3] = {}, tlate[3] = {}, tcpu[3] = {};
 	struct wake_result res = {};
-	struct futex_obj f = {};
+	struct bench_futex f = {};
 	struct wake_ops ops = {
-		.arm = futex_arm, .fire = futex_fire,
-		.consume = futex_consume, .arg = &f,
+		.arm = bench_futex_arm, .fire = bench_futex_fire,
+		.consume = bench_futex_consume, .arg = &f,
 	};
 	const char *names[3] = { "N=1", "1000 other live objects",
 				 "100000 other live objects" };
