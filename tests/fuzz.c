@@ -1574,20 +1574,6 @@ static long sys_futex(uint64_t uaddr, int op, uint32_t val, uint64_t val2,
 		       val3);
 }
 
-/* CLOCK_MONOTONIC half a millisecond from now: a deadline for waits. */
-static struct timespec mono_in_500us(void)
-{
-	struct timespec abs;
-
-	clock_gettime(CLOCK_MONOTONIC, &abs);
-	abs.tv_nsec += (long)US(500);
-	if (abs.tv_nsec >= NSEC_PER_SEC) {
-		abs.tv_sec++;
-		abs.tv_nsec -= NSEC_PER_SEC;
-	}
-	return abs;
-}
-
 static uint32_t *rw_word(void)
 {
 	return word(arenas_rw[rn(3)], (int)rn(NHOT));
@@ -1689,7 +1675,7 @@ static void op_futex(void)
 	case 11: {
 		struct timespec abs;
 
-		abs = mono_in_500us();
+		abs = pt_mono_in(US(500));
 		r = sys_futex(a.addr, FUTEX_WAIT_BITSET | priv, a.val,
 			      (uintptr_t)&abs, 0, (uint32_t)rnd() | 1);
 		break;
@@ -1711,14 +1697,14 @@ static void op_futex(void)
 				 FUTEX_PRIVATE_FLAG);
 			wv[i].__reserved = 0;
 		}
-		abs = mono_in_500us();
+		abs = pt_mono_in(US(500));
 		r = syscall(SYS_futex_waitv, wv, n, 0, &abs, CLOCK_MONOTONIC);
 		break;
 	}
 	case 13: {
 		struct timespec abs;
 
-		abs = mono_in_500us();
+		abs = pt_mono_in(US(500));
 		r = sys_futex(a.addr, FUTEX_WAIT_REQUEUE_PI | priv, a.val,
 			      (uintptr_t)&abs,
 			      (uintptr_t)word(arena_a, NHOT + (int)rn(NPI)), 0);

@@ -155,6 +155,14 @@ struct __kernel_timespec pt_ns_ts(int64_t ns)
 	return ts;
 }
 
+struct timespec pt_mono_in(int64_t ns)
+{
+	int64_t t = pt_mono() + ns;
+	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
+
+	return ts;
+}
+
 void pt_sleep_ns(int64_t ns)
 {
 	int64_t end = pt_mono() + ns;

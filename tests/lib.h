@@ -125,6 +125,8 @@ int64_t pt_now(clockid_t clk);
 int64_t pt_mono(void);
 int64_t pt_ts_ns(const struct __kernel_timespec *ts);
 struct __kernel_timespec pt_ns_ts(int64_t ns);
+/* CLOCK_MONOTONIC @ns from now, for absolute timeouts. */
+struct timespec pt_mono_in(int64_t ns);
 /* Sleeps the whole duration, resuming after signal handlers. */
 void pt_sleep_ns(int64_t ns);
 #define pt_sleep_ms(ms) pt_sleep_ns(MS(ms))

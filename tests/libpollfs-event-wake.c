@@ -47,14 +47,6 @@ struct shared {
 
 static struct shared *sh;
 
-static struct timespec mono_in(int64_t ns)
-{
-	int64_t t = pt_mono() + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
 /* Sleeps until the coordinator starts round r. */
 static void wait_round(unsigned int r)
 {
@@ -73,7 +65,7 @@ static void *thread_waiter(void *arg)
 	for (int r = 1; r <= ROUNDS; r++) {
 		wait_round(r);
 		atomic_store(&w->phase, r);
-		ts = mono_in(3 * MS(PT_WAIT_MS));
+		ts = pt_mono_in(3 * MS(PT_WAIT_MS));
 		if (pollfs_event_wait(&sh->ev, &ts))
 			FAIL("thread waiter %d, round %d: pollfs_event_wait: "
 			     "%s", (int)(w - sh->w), r, strerror(errno));

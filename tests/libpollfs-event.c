@@ -23,14 +23,6 @@
 
 static struct pollfs_event zeroed;	/* never initialized */
 
-static struct timespec mono_in(int64_t ns)
-{
-	int64_t t = pt_mono() + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
 /* ---- init, set, reset, is_set ---- */
 
 static void test_state(void)
@@ -116,7 +108,7 @@ static void *waiter(void *unused)
 static void start_waiter(pthread_t *th, bool timed)
 {
 	waiter_timed = timed;
-	waiter_abstime = mono_in(3 * MS(PT_WAIT_MS));
+	waiter_abstime = pt_mono_in(3 * MS(PT_WAIT_MS));
 	atomic_store(&waiter_tid, 0);
 	CHECK_EQ(pthread_create(th, NULL, waiter, NULL), 0);
 	while (!atomic_load(&waiter_tid))
@@ -142,7 +134,7 @@ static void test_wait(void)
 	/* a timeout on CLOCK_MONOTONIC: were it CLOCK_REALTIME, this time
 	 * would be decades past and the call would return at once */
 	t0 = pt_mono();
-	ts = mono_in(MS(250));
+	ts = pt_mono_in(MS(250));
 	CHECK_ERR(pollfs_event_wait(&wev, &ts), ETIMEDOUT);
 	el = pt_mono() - t0;
 	if (pt_mono() < ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec)
@@ -152,14 +144,14 @@ static void test_wait(void)
 	CHECK_RANGE(el, MS(250), MS(PT_WAIT_MS));
 
 	/* a time already past; time zero */
-	ts = mono_in(-MS(1));
+	ts = pt_mono_in(-MS(1));
 	CHECK_ERR(pollfs_event_wait(&wev, &ts), ETIMEDOUT);
 	ts.tv_sec = 0;
 	ts.tv_nsec = 0;
 	CHECK_ERR(pollfs_event_wait(&wev, &ts), ETIMEDOUT);
 
 	/* a bad timeout */
-	ts = mono_in(MS(100));
+	ts = pt_mono_in(MS(100));
 	ts.tv_nsec = NSEC_PER_SEC;
 	CHECK_ERR(pollfs_event_wait(&wev, &ts), EINVAL);
 	ts.tv_nsec = -1;

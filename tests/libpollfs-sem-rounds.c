@@ -79,14 +79,6 @@ static unsigned int next_rand(unsigned int *seed)
 	return *seed >> 16;
 }
 
-static struct timespec mono_in(int64_t ns)
-{
-	int64_t t = pt_mono() + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
 /* Sleeps until the coordinator starts round r. */
 static void wait_round(unsigned int r)
 {
@@ -128,7 +120,7 @@ static void take_one(struct actor *a, int ep, int fd)
 		if (!pollfs_sem_trywait(&sh->sem))
 			break;
 		atomic_fetch_add(&a->waits, 1);
-		ts = mono_in(3 * MS(DRAIN_MS));
+		ts = pt_mono_in(3 * MS(DRAIN_MS));
 		if (pollfs_sem_wait(&sh->sem, &ts))
 			FAIL("waiter %d: pollfs_sem_wait: %s",
 			     (int)(a - sh->a), strerror(errno));

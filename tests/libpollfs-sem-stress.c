@@ -78,14 +78,6 @@ struct shared {
 
 static struct shared *sh;
 
-static struct timespec mono_in(int64_t ns)
-{
-	int64_t t = pt_mono() + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
 static void wait_go(void)
 {
 	while (!atomic_load(&sh->go))
@@ -133,7 +125,7 @@ static void waiter(struct actor *a)
 			/* short waits, timing out, until a unit comes */
 			end = pt_mono() + MS(STRAND_MS);
 			for (;;) {
-				ts = mono_in(US(next_rand(&seed) % 2000));
+				ts = pt_mono_in(US(next_rand(&seed) % 2000));
 				if (!pollfs_sem_wait(&sh->sem, &ts))
 					break;
 				if (errno != ETIMEDOUT)
@@ -146,7 +138,7 @@ static void waiter(struct actor *a)
 			took(a);
 			continue;
 		}
-		ts = mono_in(MS(STRAND_MS));
+		ts = pt_mono_in(MS(STRAND_MS));
 		if (pollfs_sem_wait(&sh->sem, &ts)) {
 			if (errno == ETIMEDOUT)
 				stranded(a, "pollfs_sem_wait");

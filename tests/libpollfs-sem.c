@@ -23,14 +23,6 @@
 
 #include <pollfs.h>
 
-static struct timespec mono_in(int64_t ns)
-{
-	int64_t t = pt_mono() + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
 /* ---- threads asleep in pollfs_sem_wait() ---- */
 
 #define MAX_SLEEPERS 4
@@ -47,7 +39,7 @@ struct sleeper {
 static void *sleeper_main(void *arg)
 {
 	struct sleeper *s = arg;
-	struct timespec ts = mono_in(3 * MS(PT_WAIT_MS));
+	struct timespec ts = pt_mono_in(3 * MS(PT_WAIT_MS));
 
 	atomic_store(&s->tid, gettid());
 	s->ret = pollfs_sem_wait(s->sem, s->timed ? &ts : NULL);
@@ -170,7 +162,7 @@ static void test_wait(void)
 	/* none: ETIMEDOUT at the time given on CLOCK_MONOTONIC (as
 	 * CLOCK_REALTIME it would be decades past), not before */
 	t0 = pt_mono();
-	ts = mono_in(MS(250));
+	ts = pt_mono_in(MS(250));
 	deadline = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 	CHECK_ERR(pollfs_sem_wait(&sem, &ts), ETIMEDOUT);
 	if (pt_mono() < deadline)
@@ -180,11 +172,11 @@ static void test_wait(void)
 	CHECK_EQ(sem.count, 0);
 	ts.tv_sec = 0;
 	CHECK_ERR(pollfs_sem_wait(&sem, &ts), ETIMEDOUT);
-	ts = mono_in(-MS(5));
+	ts = pt_mono_in(-MS(5));
 	CHECK_ERR(pollfs_sem_wait(&sem, &ts), ETIMEDOUT);
 
 	/* a bad timeout */
-	ts = mono_in(MS(100));
+	ts = pt_mono_in(MS(100));
 	ts.tv_nsec = NSEC_PER_SEC;
 	CHECK_ERR(pollfs_sem_wait(&sem, &ts), EINVAL);
 	ts.tv_nsec = -1;
@@ -413,7 +405,7 @@ struct xshared {
 static int child_waits(void *arg)
 {
 	struct xshared *x = arg;
-	struct timespec ts = mono_in(3 * MS(PT_WAIT_MS));
+	struct timespec ts = pt_mono_in(3 * MS(PT_WAIT_MS));
 
 	atomic_store(&x->child_tid, gettid());
 	CHECK_EQ(pollfs_sem_wait(&x->sem, &ts), 0);
