@@ -60,24 +60,16 @@ static void show_state(pid_t pid, int fd)
 {
 	char path[64], buf[512];
 	const char *files[] = { "stat", "wchan", "stack" };
-	ssize_t n;
-	int f;
 
 	for (unsigned int i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
-		f = open(path, O_RDONLY | O_CLOEXEC);
-		n = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
-		if (f >= 0)
-			close(f);
-		buf[n > 0 ? n : 0] = 0;
-		pt_diag("owner %s: %s", path, n > 0 ? buf : strerror(errno));
+		pt_diag("owner %s: %s", path,
+			pt_read_file(path, buf, sizeof(buf)) > 0 ? buf :
+			strerror(errno));
 	}
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	n = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
-	if (f >= 0)
-		close(f);
-	buf[n > 0 ? n : 0] = 0;
+	if (pt_read_file(path, buf, sizeof(buf)) < 0)
+		buf[0] = 0;
 	pt_diag("%s: %s", path, buf);
 }
 

@@ -25,23 +25,17 @@
 /* The object's lines of fd's fdinfo: everything after the "ino:" line. */
 static void object_lines(int fd, char *out, size_t size)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	const char *p;
-	ssize_t n;
-	int f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = CHECK_SYS(open(path, O_RDONLY | O_CLOEXEC));
-	n = CHECK_SYS(read(f, buf, sizeof(buf) - 1));
-	CHECK_SYS(close(f));
-	buf[n] = 0;
+	pt_fdinfo(fd, buf, sizeof(buf));
 	if (strncmp(buf, "pos:\t", 5) || !strstr(buf, "\nflags:\t") ||
 	    !strstr(buf, "\nmnt_id:\t"))
-		FAIL("%s does not begin with pos, flags, mnt_id: '%s'", path,
-		     buf);
+		FAIL("fdinfo of fd %d does not begin with pos, flags, mnt_id: "
+		     "'%s'", fd, buf);
 	p = strstr(buf, "\nino:\t");
 	if (!p || !(p = strchr(p + 1, '\n')))
-		FAIL("%s has no ino line: '%s'", path, buf);
+		FAIL("fdinfo of fd %d has no ino line: '%s'", fd, buf);
 	snprintf(out, size, "%s", p + 1);
 }
 

@@ -439,6 +439,15 @@ void pt_become_nobody_at(const char *file, int line)
 			   (int)getegid());
 }
 
+void pt_fdinfo_at(const char *file, int line, int fd, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (pt_read_file(path, buf, size) < 0)
+		pt_fail_at(file, line, "read %s: %s", path, strerror(errno));
+}
+
 void pt_slab_shrink(const char *name)
 {
 	char path[128];

@@ -195,6 +195,11 @@ void pt_require_root(void);
  * (nothing to do when already so). */
 #define pt_become_nobody() pt_become_nobody_at(__FILE__, __LINE__)
 void pt_become_nobody_at(const char *file, int line);
+/* fd's /proc/self/fdinfo into buf, NUL-terminated; fails the test when
+ * it cannot be read. */
+#define pt_fdinfo(fd, buf, size) \
+	pt_fdinfo_at(__FILE__, __LINE__, fd, buf, size)
+void pt_fdinfo_at(const char *file, int line, int fd, char *buf, size_t size);
 /* Shrinks slab cache @name (as root; errors are ignored).  Under KASAN
  * this also empties its quarantine, whose freed objects /proc/slabinfo
  * still counts as active. */

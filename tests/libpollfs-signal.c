@@ -20,20 +20,14 @@
 /* The "mask:" value of fd's fdinfo. */
 static uint64_t fdinfo_mask(int fd)
 {
-	char path[64], buf[1024];
+	char buf[1024];
 	unsigned long long mask;
 	const char *p;
-	ssize_t n;
-	int f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = CHECK_SYS(open(path, O_RDONLY | O_CLOEXEC));
-	n = CHECK_SYS(read(f, buf, sizeof(buf) - 1));
-	close(f);
-	buf[n] = 0;
+	pt_fdinfo(fd, buf, sizeof(buf));
 	p = strstr(buf, "\nmask: ");
 	if (!p || sscanf(p, "\nmask: %llx", &mask) != 1)
-		FAIL("no mask line in %s: %s", path, buf);
+		FAIL("no mask line in the fdinfo of fd %d: %s", fd, buf);
 	return mask;
 }
 

@@ -20,20 +20,14 @@
 /* The text after "key: " in fd's fdinfo, up to the end of the line. */
 static void fdinfo_get(int fd, const char *key, char *val, size_t size)
 {
-	char path[64], buf[2048], pat[64];
+	char buf[2048], pat[64];
 	const char *p, *end;
-	ssize_t n;
-	int f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = CHECK_SYS(open(path, O_RDONLY | O_CLOEXEC));
-	n = CHECK_SYS(read(f, buf, sizeof(buf) - 1));
-	close(f);
-	buf[n] = 0;
+	pt_fdinfo(fd, buf, sizeof(buf));
 	snprintf(pat, sizeof(pat), "\n%s: ", key);
 	p = strstr(buf, pat);
 	if (!p)
-		FAIL("no '%s:' line in %s: %s", key, path, buf);
+		FAIL("no '%s:' line in the fdinfo of fd %d: %s", key, fd, buf);
 	p += strlen(pat);
 	end = strchr(p, '\n');
 	if (!end)
