@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
+#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include <linux/pollfs.h>
 
@@ -143,6 +144,7 @@ static ssize_t pollfs_read(struct file *file, char __user *buf, size_t count,
 		}
 		if (ret <= 0)
 			break;
+		cond_resched();
 		/*
 		 * Like signalfd and timerfd, a record popped into a buffer
 		 * that faults is lost: the caller passed memory it cannot
@@ -170,7 +172,12 @@ static ssize_t pollfs_write(struct file *file, const char __user *buf,
 	return ret < 0 ? ret : ret * kind->write_size;
 }
 
-/* Apply records one by one, in order, until one fails. */
+/*
+ * Apply records one by one, in order, until one fails.  The caller picks
+ * the count (hundreds of millions of records in one 2 GiB write): a
+ * pending signal ends the write after the records applied so far, as it
+ * ends a pipe write, and every record is a scheduling point.
+ */
 ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
 			  size_t nrec, size_t size,
 			  int (*apply)(struct pollfs_object *obj,
@@ -181,6 +188,9 @@ ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
 	int ret = 0;
 
 	for (done = 0; done < nrec; done++) {
+		if (done && signal_pending(current))
+			break;
+		cond_resched();
 		if (copy_from_user(rec, buf + done * size, size)) {
 			ret = -EFAULT;
 			break;
