@@ -88,6 +88,15 @@ int pollfs_fs_pin(void)
 			err = PTR_ERR(inode);
 			goto out;
 		}
+		/*
+		 * alloc_anon_inode() gives the inode the fsuid of whoever
+		 * mounts first, and every object shares it: that user could
+		 * then watch every other user's objects with inotify, or
+		 * chmod them.  Like the stock anon inode, it is root's.
+		 */
+		inode->i_uid = GLOBAL_ROOT_UID;
+		inode->i_gid = GLOBAL_ROOT_GID;
+		inode->i_mode = 0600;
 		pollfs_mnt = mnt;
 		pollfs_inode = inode;
 	}
