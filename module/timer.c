@@ -119,18 +119,35 @@ static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer *t)
 						   &t->t.tmr;
 }
 
-/* Called with the lock held: count the periods missed, start the next. */
+/*
+ * Called with the lock held: count the periods missed, start the next.
+ * The period that fired is counted already.  When the clock was set back
+ * behind that expiry, the kernel's forward finds nothing to count and
+ * leaves the expiry where it was, which would fire it twice: the next
+ * expiry is then one period after the one that fired.
+ */
 static void pollfs_timer_rearm(struct pollfs_timer *t)
 {
+	struct alarm *alarm = &t->t.alarm;
+	struct hrtimer *tmr = &t->t.tmr;
+	u64 periods;
+
 	if (!t->expired || !t->interval)
 		return;
 	if (pollfs_clock_is_alarm(t->clockid)) {
-		t->ticks += alarm_forward_now(&t->t.alarm, t->interval) - 1;
-		alarm_restart(&t->t.alarm);
+		periods = alarm_forward_now(alarm, t->interval);
+		if (!periods)
+			alarm->node.expires = ktime_add_safe(alarm->node.expires,
+							     t->interval);
+		alarm_restart(alarm);
 	} else {
-		t->ticks += hrtimer_forward_now(&t->t.tmr, t->interval) - 1;
-		hrtimer_restart(&t->t.tmr);
+		periods = hrtimer_forward_now(tmr, t->interval);
+		if (!periods)
+			hrtimer_add_expires(tmr, t->interval);
+		hrtimer_restart(tmr);
 	}
+	if (periods)
+		t->ticks += periods - 1;
 	t->expired = false;
 }
 
