@@ -44,6 +44,7 @@ struct pollfs_aio {
 	wait_queue_entry_t ctx_wait;	/* on the kioctx's wait queue */
 	void *ctx;	/* the kioctx, NULL once dead; RCU, ctx->wait.lock */
 	struct irq_work work;
+	bool hup;	/* the context died: the work wakes with EPOLLHUP */
 	u64 user_id;
 };
 
@@ -94,14 +95,23 @@ static unsigned int pollfs_aio_available(void *ctx)
  * Called under ctx->wait.lock, for each completion and once when the
  * context dies.  On death it leaves the queue and drops the pointer;
  * after that last store it must not touch @a, which release may free.
+ *
+ * The death is told to the work before it is queued: a work a completion
+ * queued may still be pending, and then this queueing does nothing and
+ * that work is the last wake-up.  irq_work_queue() finding it pending is
+ * ordered before the work's run clearing the pending bit, so that run
+ * sees @hup.
  */
 static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 				int sync, void *key)
 {
 	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait);
+	bool dead = atomic_read(kioctx_dead(a->ctx));
 
+	if (dead)
+		WRITE_ONCE(a->hup, true);
 	irq_work_queue(&a->work);
-	if (atomic_read(kioctx_dead(a->ctx))) {
+	if (dead) {
 		list_del_init(&wait->entry);
 		/* Pairs with the acquire loads of the readers and release. */
 		smp_store_release(&a->ctx, NULL);
@@ -113,7 +123,7 @@ static void pollfs_aio_wake(struct irq_work *work)
 {
 	struct pollfs_aio *a = container_of(work, struct pollfs_aio, work);
 
-	wake_up_poll(&a->wqh, READ_ONCE(a->ctx) ? EPOLLIN : EPOLLHUP);
+	wake_up_poll(&a->wqh, READ_ONCE(a->hup) ? EPOLLHUP : EPOLLIN);
 }
 
 /*
