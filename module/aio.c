@@ -23,7 +23,7 @@
  * again.  It queues an irq_work that wakes our own queue instead.
  *
  * The context's layout comes from the target kernel's BTF
- * (generated/btf.h).
+ * (module/internals.list).
  */
 
 #include <linux/highmem.h>
@@ -36,7 +36,7 @@
 #include <linux/uaccess.h>
 
 #include "core.h"
-#include "generated/btf.h"
+#include "ksyms.h"
 
 struct pollfs_aio {
 	struct pollfs_object obj;
@@ -127,6 +127,18 @@ static void pollfs_aio_wake(struct irq_work *work)
 }
 
 /*
+ * The context while it lives, NULL once it is dying.  Under
+ * rcu_read_lock(): a context is freed a grace period after kill_ioctx()
+ * woke us.
+ */
+static void *pollfs_aio_live_ctx(struct pollfs_aio *a)
+{
+	void *ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
+
+	return ctx && !atomic_read(kioctx_dead(ctx)) ? ctx : NULL;
+}
+
+/*
  * Find the context @a->user_id names in the caller's mm, as io_getevents
  * does, and hook onto its wait queue unless it is already dying.
  */
@@ -177,8 +189,8 @@ static int pollfs_aio_read(struct pollfs_object *obj, void *rec)
 	int ret = 0;
 
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
-	if (ctx && !atomic_read(kioctx_dead(ctx))) {
+	ctx = pollfs_aio_live_ctx(a);
+	if (ctx) {
 		available = pollfs_aio_available(ctx);
 		ret = available ? 1 : -EAGAIN;
 		ev->ctx = a->user_id;
@@ -195,8 +207,8 @@ static __poll_t pollfs_aio_poll(struct pollfs_object *obj)
 	void *ctx;
 
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
-	if (ctx && !atomic_read(kioctx_dead(ctx)))
+	ctx = pollfs_aio_live_ctx(a);
+	if (ctx)
 		events = pollfs_aio_available(ctx) ? EPOLLIN : 0;
 	rcu_read_unlock();
 	return events;
@@ -215,8 +227,8 @@ static void pollfs_aio_show_fdinfo(struct seq_file *m,
 
 	seq_printf(m, "ctx: %#llx\n", a->user_id);
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
-	if (ctx && !atomic_read(kioctx_dead(ctx)))
+	ctx = pollfs_aio_live_ctx(a);
+	if (ctx)
 		seq_printf(m, "state: live\navailable: %u\n",
 			   pollfs_aio_available(ctx));
 	else
@@ -245,28 +257,17 @@ static void pollfs_aio_release(struct pollfs_object *obj)
 	kmem_cache_free(pollfs_aio_cache, a);
 }
 
-static const struct pollfs_kind pollfs_aio_kind = {
-	.name		= "[aio]",
-	.read_size	= sizeof(struct pollfs_aio_event),
-	.read_max	= 1,
-	.read		= pollfs_aio_read,
-	.poll		= pollfs_aio_poll,
-	.waitq		= pollfs_aio_waitq,
-	.show_fdinfo	= pollfs_aio_show_fdinfo,
-	.release	= pollfs_aio_release,
-};
-
-int pollfs_aio_create(const void __user *arg)
+static int pollfs_aio_create(const void __user *arg)
 {
 	struct pollfs_aio_open args;
 	struct pollfs_aio *a;
-	int fd;
+	int err, fd;
 
 	if (copy_from_user(&args, arg, sizeof(args)))
 		return -EFAULT;
-	fd = pollfs_check_flags(args.flags, args.reserved);
-	if (fd)
-		return fd;
+	err = pollfs_check_flags(args.flags, args.reserved);
+	if (err)
+		return err;
 
 	a = kmem_cache_zalloc(pollfs_aio_cache, GFP_KERNEL);
 	if (!a)
@@ -276,10 +277,10 @@ int pollfs_aio_create(const void __user *arg)
 	init_irq_work(&a->work, pollfs_aio_wake);
 	a->user_id = args.ctx;
 
-	fd = pollfs_aio_attach(a);
-	if (fd) {
+	err = pollfs_aio_attach(a);
+	if (err) {
 		kmem_cache_free(pollfs_aio_cache, a);
-		return fd;
+		return err;
 	}
 	fd = pollfs_install(&a->obj, &pollfs_aio_kind, args.flags);
 	if (fd < 0)
@@ -287,25 +288,30 @@ int pollfs_aio_create(const void __user *arg)
 	return fd;
 }
 
-int pollfs_aio_init(void)
+static int pollfs_aio_init(void)
 {
-	BUILD_BUG_ON(sizeof(atomic_t) != KIOCTX_DEAD_SIZE);
-	BUILD_BUG_ON(sizeof(unsigned long) != KIOCTX_USER_ID_SIZE);
-	BUILD_BUG_ON(sizeof(unsigned int) != KIOCTX_NR_EVENTS_SIZE);
-	BUILD_BUG_ON(sizeof(struct page **) != KIOCTX_RING_PAGES_SIZE);
-	BUILD_BUG_ON(sizeof(wait_queue_head_t) != KIOCTX_WAIT_SIZE);
-	BUILD_BUG_ON(sizeof(unsigned int) != KIOCTX_TAIL_SIZE);
-	BUILD_BUG_ON(sizeof(spinlock_t) != KIOCTX_COMPLETION_LOCK_SIZE);
-	BUILD_BUG_ON(sizeof(unsigned int) != KIOCTX_TABLE_NR_SIZE);
-	BUILD_BUG_ON(sizeof(u32) != AIO_RING_ID_SIZE);
-	BUILD_BUG_ON(sizeof(unsigned int) != AIO_RING_HEAD_SIZE);
 	BUILD_BUG_ON(sizeof(struct pollfs_aio_event) != 16);
 
 	pollfs_aio_cache = KMEM_CACHE(pollfs_aio, SLAB_ACCOUNT);
 	return pollfs_aio_cache ? 0 : -ENOMEM;
 }
 
-void pollfs_aio_exit(void)
+static void pollfs_aio_exit(void)
 {
 	kmem_cache_destroy(pollfs_aio_cache);
 }
+
+const struct pollfs_kind pollfs_aio_kind = {
+	.name		= "[aio]",
+	.cmd		= POLLFS_IOC_AIO,
+	.create		= pollfs_aio_create,
+	.init		= pollfs_aio_init,
+	.exit		= pollfs_aio_exit,
+	.read_size	= sizeof(struct pollfs_aio_event),
+	.read_max	= 1,
+	.read		= pollfs_aio_read,
+	.poll		= pollfs_aio_poll,
+	.waitq		= pollfs_aio_waitq,
+	.show_fdinfo	= pollfs_aio_show_fdinfo,
+	.release	= pollfs_aio_release,
+};

@@ -18,6 +18,10 @@ struct pollfs_object;
 /**
  * struct pollfs_kind - what makes a file a timer, a signal set, ...
  * @name:	dentry name, shown as pollfs:@name in /proc/PID/fd
+ * @cmd:	the ioctl of /dev/pollfs that creates one
+ * @create:	that ioctl: make an object, return its new descriptor
+ * @init:	load-time set-up, its cache (optional)
+ * @exit:	undo @init, at unload (optional)
  * @read_size:	size of one record read
  * @read_max:	records one read() returns at most, 0 for no limit
  * @write_size:	size of one record written, 0 if writes are refused
@@ -29,9 +33,18 @@ struct pollfs_object;
  * @waitq:	the queue woken whenever @poll may have changed
  * @show_fdinfo: state shown in /proc/PID/fdinfo (optional)
  * @release:	free the object; called once, when its file goes away
+ *
+ * A new kind is one file that defines its pollfs_<kind>_kind, one line in
+ * the table of main.c and its declaration below; module/README.md lists
+ * what else (the uapi header, libpollfs, the fuzzer, the man pages) it
+ * touches.
  */
 struct pollfs_kind {
 	const char *name;
+	unsigned int cmd;
+	int (*create)(const void __user *arg);
+	int (*init)(void);
+	void (*exit)(void);
 	size_t read_size;
 	unsigned int read_max;
 	size_t write_size;
@@ -43,6 +56,11 @@ struct pollfs_kind {
 	void (*show_fdinfo)(struct seq_file *m, struct pollfs_object *obj);
 	void (*release)(struct pollfs_object *obj);
 };
+
+extern const struct pollfs_kind pollfs_signal_kind;
+extern const struct pollfs_kind pollfs_timer_kind;
+extern const struct pollfs_kind pollfs_futex_kind;
+extern const struct pollfs_kind pollfs_aio_kind;
 
 /* Embedded first in every kind's context. */
 struct pollfs_object {
@@ -65,24 +83,5 @@ ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
 			  size_t nrec, size_t size,
 			  int (*apply)(struct pollfs_object *obj,
 				       const void *rec));
-
-void *pollfs_ksym(const char *name);
-int pollfs_ksyms_init(void);
-
-int pollfs_signal_init(void);
-void pollfs_signal_exit(void);
-int pollfs_signal_create(const void __user *arg);
-
-int pollfs_timer_init(void);
-void pollfs_timer_exit(void);
-int pollfs_timer_create(const void __user *arg);
-
-int pollfs_futex_init(void);
-void pollfs_futex_exit(void);
-int pollfs_futex_create(const void __user *arg);
-
-int pollfs_aio_init(void);
-void pollfs_aio_exit(void);
-int pollfs_aio_create(const void __user *arg);
 
 #endif /* _POLLFS_CORE_H */

@@ -10,8 +10,8 @@
  * WAKE_OP, REQUEUE, CMP_REQUEUE) counts it as the waiter it is.
  *
  * The futex core is not exported: its functions are found by name at
- * load time (ksyms.c), the futex_q layout comes from the target kernel's
- * BTF (generated/btf.h), and the wake is observed by a kprobe on
+ * load time and the futex_q layout comes from the target kernel's BTF
+ * (module/internals.list, ksyms.h), and the wake is observed by a kprobe on
  * futex_wake_mark(), the one function every non-PI wake path calls, for
  * each waiter it wakes, with the hash-bucket lock held.
  *
@@ -50,24 +50,7 @@
 #include <linux/uaccess.h>
 
 #include "core.h"
-#include "generated/btf.h"
-
-struct futex_q;
-struct futex_hash_bucket;
-
-static struct {
-	int (*get_key)(u32 __user *uaddr, bool fshared, union futex_key *key,
-		       int rw);
-	struct futex_hash_bucket *(*q_lock)(struct futex_q *q);
-	void (*q_unlock)(struct futex_hash_bucket *hb);
-	int (*get_value_locked)(u32 *dest, u32 __user *from);
-	void (*queue)(struct futex_q *q, struct futex_hash_bucket *hb);
-	int (*unqueue)(struct futex_q *q);
-	const void *q_init;
-} kfutex;
-
-/* get_futex_key()'s enum futex_access */
-#define POLLFS_FUTEX_READ	0
+#include "ksyms.h"
 
 /* One armed record: the kernel's futex_q and what it was armed with. */
 struct pollfs_futex_wait {
@@ -202,7 +185,7 @@ static void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	if (!w->queued)
 		return;
 	w->queued = false;
-	if (!kfutex.unqueue(wait_q(w))) {
+	if (!pollfs_ksyms.futex_unqueue(wait_q(w))) {
 		/* Pairs with the release store of NULL to lock_ptr. */
 		smp_rmb();
 		w->woken = true;
@@ -246,30 +229,30 @@ static int pollfs_futex_queue_all(struct pollfs_futex *f)
 retry:
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
-		memcpy(w->q, kfutex.q_init, FUTEX_Q_SIZE);
+		memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
 		w->owner = f;
 		w->queued = false;
 		w->woken = false;
-		ret = kfutex.get_key(wait_uaddr(w),
-				     w->ev.flags & POLLFS_FUTEX_SHARED,
-				     q_key(w->q), POLLFS_FUTEX_READ);
+		ret = pollfs_ksyms.get_futex_key(wait_uaddr(w),
+				w->ev.flags & POLLFS_FUTEX_SHARED,
+				q_key(w->q), FUTEX_ACCESS_READ);
 		if (ret)
 			return ret;
 	}
 
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
-		hb = kfutex.q_lock(wait_q(w));
+		hb = pollfs_ksyms.futex_q_lock(wait_q(w));
 		__acquire(q_lock_ptr(w->q));
-		ret = kfutex.get_value_locked(&uval, wait_uaddr(w));
+		ret = pollfs_ksyms.futex_get_value_locked(&uval, wait_uaddr(w));
 		if (!ret && uval == w->ev.val) {
-			kfutex.queue(wait_q(w), hb);
+			pollfs_ksyms.__futex_queue(wait_q(w), hb);
 			WRITE_ONCE(*q_task(w->q), &init_task);
 			w->queued = true;
 			spin_unlock(q_lock_ptr(w->q));
 			continue;
 		}
-		kfutex.q_unlock(hb);
+		pollfs_ksyms.futex_q_unlock(hb);
 		__release(q_lock_ptr(w->q));
 
 		woken = false;
@@ -456,30 +439,18 @@ static void pollfs_futex_release(struct pollfs_object *obj)
 	kmem_cache_free(pollfs_futex_cache, f);
 }
 
-static const struct pollfs_kind pollfs_futex_kind = {
-	.name		= "[futex]",
-	.read_size	= sizeof(struct pollfs_futex_event),
-	.write_size	= sizeof(struct pollfs_futex_event),
-	.read		= pollfs_futex_read,
-	.write		= pollfs_futex_write,
-	.poll		= pollfs_futex_poll,
-	.waitq		= pollfs_futex_waitq,
-	.show_fdinfo	= pollfs_futex_show_fdinfo,
-	.release	= pollfs_futex_release,
-};
-
-int pollfs_futex_create(const void __user *arg)
+static int pollfs_futex_create(const void __user *arg)
 {
 	struct pollfs_futex *f;
 	u32 flags;
-	int fd;
+	int err, fd;
 
-	fd = pollfs_get_open_flags(arg, &flags);
-	if (fd)
-		return fd;
-	fd = pollfs_futex_probe();
-	if (fd)
-		return fd;
+	err = pollfs_get_open_flags(arg, &flags);
+	if (err)
+		return err;
+	err = pollfs_futex_probe();
+	if (err)
+		return err;
 
 	f = kmem_cache_zalloc(pollfs_futex_cache, GFP_KERNEL);
 	if (!f)
@@ -493,33 +464,34 @@ int pollfs_futex_create(const void __user *arg)
 	return fd;
 }
 
-int pollfs_futex_init(void)
+static int pollfs_futex_init(void)
 {
 	BUILD_BUG_ON(offsetof(struct pollfs_futex_wait, q) != 0);
-	BUILD_BUG_ON(sizeof(struct task_struct *) != FUTEX_Q_TASK_SIZE);
-	BUILD_BUG_ON(sizeof(spinlock_t *) != FUTEX_Q_LOCK_PTR_SIZE);
-	BUILD_BUG_ON(sizeof(union futex_key) != FUTEX_Q_KEY_SIZE);
 	BUILD_BUG_ON(sizeof(struct pollfs_futex_event) != 16);
-
-	kfutex.get_key = pollfs_ksym("get_futex_key");
-	kfutex.q_lock = pollfs_ksym("futex_q_lock");
-	kfutex.q_unlock = pollfs_ksym("futex_q_unlock");
-	kfutex.get_value_locked = pollfs_ksym("futex_get_value_locked");
-	kfutex.queue = pollfs_ksym("__futex_queue");
-	kfutex.unqueue = pollfs_ksym("futex_unqueue");
-	kfutex.q_init = pollfs_ksym("futex_q_init");
-	if (!kfutex.get_key || !kfutex.q_lock || !kfutex.q_unlock ||
-	    !kfutex.get_value_locked || !kfutex.queue || !kfutex.unqueue ||
-	    !kfutex.q_init || !pollfs_ksym(pollfs_futex_kprobe.symbol_name))
-		return -ENOENT;
 
 	pollfs_futex_cache = KMEM_CACHE(pollfs_futex, SLAB_ACCOUNT);
 	return pollfs_futex_cache ? 0 : -ENOMEM;
 }
 
-void pollfs_futex_exit(void)
+static void pollfs_futex_exit(void)
 {
 	if (pollfs_futex_kprobed)
 		unregister_kprobe(&pollfs_futex_kprobe);
 	kmem_cache_destroy(pollfs_futex_cache);
 }
+
+const struct pollfs_kind pollfs_futex_kind = {
+	.name		= "[futex]",
+	.cmd		= POLLFS_IOC_FUTEX,
+	.create		= pollfs_futex_create,
+	.init		= pollfs_futex_init,
+	.exit		= pollfs_futex_exit,
+	.read_size	= sizeof(struct pollfs_futex_event),
+	.write_size	= sizeof(struct pollfs_futex_event),
+	.read		= pollfs_futex_read,
+	.write		= pollfs_futex_write,
+	.poll		= pollfs_futex_poll,
+	.waitq		= pollfs_futex_waitq,
+	.show_fdinfo	= pollfs_futex_show_fdinfo,
+	.release	= pollfs_futex_release,
+};

@@ -3,20 +3,27 @@
  * Kernel symbols that are not exported to modules.
  *
  * kallsyms_lookup_name() itself is not exported; registering a kprobe on
- * it makes the kprobe core look its address up for us.  Every symbol a
- * kind needs is resolved once, at load time, and a missing one refuses
- * the load with its name.
+ * it makes the kprobe core look its address up for us.  Every symbol of
+ * module/internals.list is resolved once, at load time, and a missing
+ * one refuses the load with its name.
  */
 
-#include <linux/crc32.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
 
-#include "core.h"
-#include "generated/btf.h"
+#include "ksyms.h"
 
-static unsigned long (*pollfs_lookup_name)(const char *name);
+struct pollfs_ksyms pollfs_ksyms;
+
+static const struct {
+	const char *name;
+	size_t offset;
+} pollfs_ksym_slots[] = {
+#define X(name) { #name, offsetof(struct pollfs_ksyms, name) },
+	POLLFS_KSYMS(X)
+#undef X
+};
 
 /*
  * The probe may sit past the function's first instruction (after an
@@ -42,27 +49,24 @@ static unsigned long pollfs_function_start(unsigned long addr)
 	return addr - offset;
 }
 
-/*
- * The private layouts in generated/btf.h were read from one kernel's
- * BTF.  Load only on that kernel: its BTF blob must be the same bytes.
- */
-static int pollfs_btf_check(void)
+static int pollfs_ksyms_resolve(unsigned long (*lookup_name)(const char *))
 {
-	const u8 *start = pollfs_ksym("__start_BTF");
-	const u8 *stop = pollfs_ksym("__stop_BTF");
-	size_t size;
-	u32 crc;
+	unsigned long addr;
+	unsigned int i;
+	int err = 0;
 
-	if (!start || !stop)
-		return -ENOENT;
-	size = stop - start;
-	crc = size == POLLFS_BTF_SIZE ? crc32_le(~0, start, size) ^ ~0 : 0;
-	if (size != POLLFS_BTF_SIZE || crc != POLLFS_BTF_CRC) {
-		pr_err("built for another kernel: this kernel's BTF (%zu bytes, crc %#x) is not the one pollfs was built from (%u bytes, crc %#x); rebuild pollfs against this kernel\n",
-		       size, crc, POLLFS_BTF_SIZE, POLLFS_BTF_CRC);
-		return -ENOEXEC;
+	for (i = 0; i < ARRAY_SIZE(pollfs_ksym_slots); i++) {
+		addr = lookup_name(pollfs_ksym_slots[i].name);
+		if (!addr) {
+			pr_err("kernel symbol %s not found; this kernel is not supported\n",
+			       pollfs_ksym_slots[i].name);
+			err = -ENOENT;
+			continue;
+		}
+		*(unsigned long *)((char *)&pollfs_ksyms +
+				   pollfs_ksym_slots[i].offset) = addr;
 	}
-	return 0;
+	return err;
 }
 
 int pollfs_ksyms_init(void)
@@ -84,17 +88,5 @@ int pollfs_ksyms_init(void)
 		       kp.addr);
 		return -ENOENT;
 	}
-	pollfs_lookup_name = (void *)addr;
-	return pollfs_btf_check();
-}
-
-/* Returns the address of @name, or NULL after saying it is missing. */
-void *pollfs_ksym(const char *name)
-{
-	void *addr = (void *)pollfs_lookup_name(name);
-
-	if (!addr)
-		pr_err("kernel symbol %s not found; this kernel is not supported\n",
-		       name);
-	return addr;
+	return pollfs_ksyms_resolve((void *)addr);
 }

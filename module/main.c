@@ -9,9 +9,19 @@
 
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/pollfs.h>
 
 #include "core.h"
+#include "ksyms.h"
+
+/* Every kind, at the number of the ioctl that creates it. */
+static const struct pollfs_kind *const pollfs_kinds[] = {
+	[_IOC_NR(POLLFS_IOC_SIGNAL)]	= &pollfs_signal_kind,
+	[_IOC_NR(POLLFS_IOC_TIMER)]	= &pollfs_timer_kind,
+	[_IOC_NR(POLLFS_IOC_FUTEX)]	= &pollfs_futex_kind,
+	[_IOC_NR(POLLFS_IOC_AIO)]	= &pollfs_aio_kind,
+};
 
 static int pollfs_dev_open(struct inode *inode, struct file *file)
 {
@@ -28,20 +38,16 @@ static int pollfs_dev_release(struct inode *inode, struct file *file)
 static long pollfs_dev_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
-	const void __user *argp = (const void __user *)arg;
+	const struct pollfs_kind *kind;
+	unsigned int nr = _IOC_NR(cmd);
 
-	switch (cmd) {
-	case POLLFS_IOC_SIGNAL:
-		return pollfs_signal_create(argp);
-	case POLLFS_IOC_TIMER:
-		return pollfs_timer_create(argp);
-	case POLLFS_IOC_FUTEX:
-		return pollfs_futex_create(argp);
-	case POLLFS_IOC_AIO:
-		return pollfs_aio_create(argp);
-	default:
+	if (_IOC_TYPE(cmd) != POLLFS_IOC_MAGIC ||
+	    nr >= ARRAY_SIZE(pollfs_kinds))
 		return -ENOTTY;
-	}
+	kind = pollfs_kinds[array_index_nospec(nr, ARRAY_SIZE(pollfs_kinds))];
+	if (!kind || kind->cmd != cmd)
+		return -ENOTTY;
+	return kind->create((const void __user *)arg);
 }
 
 static const struct file_operations pollfs_dev_fops = {
@@ -60,36 +66,68 @@ static struct miscdevice pollfs_dev = {
 	.mode	= 0666,
 };
 
-/* Each kind's load-time set-up: its cache, its symbols, its probes. */
-static const struct {
-	int (*init)(void);
-	void (*exit)(void);
-} pollfs_kinds[] = {
-	{ pollfs_signal_init,	pollfs_signal_exit },
-	{ pollfs_timer_init,	pollfs_timer_exit },
-	{ pollfs_futex_init,	pollfs_futex_exit },
-	{ pollfs_aio_init,	pollfs_aio_exit },
-};
+/* A table that does not say what each of its kinds needs is a bug. */
+static int pollfs_kinds_check(void)
+{
+	const struct pollfs_kind *kind;
+	unsigned int nr;
+
+	for (nr = 0; nr < ARRAY_SIZE(pollfs_kinds); nr++) {
+		kind = pollfs_kinds[nr];
+		if (kind && (_IOC_NR(kind->cmd) != nr || !kind->name ||
+			     !kind->create || !kind->read_size ||
+			     kind->read_size > POLLFS_RECORD_MAX ||
+			     kind->write_size > POLLFS_RECORD_MAX ||
+			     !kind->read || !kind->poll || !kind->waitq ||
+			     !kind->release || !kind->write != !kind->write_size)) {
+			pr_err("kind %u (%s) is incomplete\n", nr,
+			       kind->name ?: "?");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 static void pollfs_kinds_exit(unsigned int n)
 {
 	while (n--)
-		pollfs_kinds[n].exit();
+		if (pollfs_kinds[n] && pollfs_kinds[n]->exit)
+			pollfs_kinds[n]->exit();
 }
 
-static int __init pollfs_init(void)
+static int pollfs_kinds_init(void)
 {
 	unsigned int n;
 	int err;
 
+	for (n = 0; n < ARRAY_SIZE(pollfs_kinds); n++) {
+		if (!pollfs_kinds[n] || !pollfs_kinds[n]->init)
+			continue;
+		err = pollfs_kinds[n]->init();
+		if (err) {
+			pollfs_kinds_exit(n);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int __init pollfs_init(void)
+{
+	int err;
+
+	err = pollfs_kinds_check();
+	if (err)
+		return err;
 	err = pollfs_ksyms_init();
 	if (err)
 		return err;
-	for (n = 0; n < ARRAY_SIZE(pollfs_kinds); n++) {
-		err = pollfs_kinds[n].init();
-		if (err)
-			goto kinds_exit;
-	}
+	err = pollfs_btf_check();
+	if (err)
+		return err;
+	err = pollfs_kinds_init();
+	if (err)
+		return err;
 	err = pollfs_fs_init();
 	if (err)
 		goto kinds_exit;
@@ -101,7 +139,7 @@ static int __init pollfs_init(void)
 fs_exit:
 	pollfs_fs_exit();
 kinds_exit:
-	pollfs_kinds_exit(n);
+	pollfs_kinds_exit(ARRAY_SIZE(pollfs_kinds));
 	return err;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include "core.h"
+#include "ksyms.h"
 
 #ifndef CONFIG_SIGNALFD
 #error "pollfs signal objects need CONFIG_SIGNALFD: signalfd_notify() wakes them"
@@ -28,8 +29,6 @@ struct pollfs_signal {
 };
 
 static struct kmem_cache *pollfs_signal_cache;
-static enum siginfo_layout (*pollfs_siginfo_layout)(unsigned int sig,
-						    int si_code);
 
 static struct pollfs_signal *to_signal(struct pollfs_object *obj)
 {
@@ -77,7 +76,7 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	psi->psi_errno = info->si_errno;
 	psi->psi_code = info->si_code;
 
-	switch (pollfs_siginfo_layout(info->si_signo, info->si_code)) {
+	switch (pollfs_ksyms.siginfo_layout(info->si_signo, info->si_code)) {
 	case SIL_KILL:
 		psi->psi_pid = info->si_pid;
 		psi->psi_uid = info->si_uid;
@@ -194,29 +193,17 @@ static void pollfs_signal_release(struct pollfs_object *obj)
 	kmem_cache_free(pollfs_signal_cache, to_signal(obj));
 }
 
-static const struct pollfs_kind pollfs_signal_kind = {
-	.name		= "[signal]",
-	.read_size	= sizeof(struct pollfs_siginfo),
-	.write_size	= sizeof(u64),
-	.read		= pollfs_signal_read,
-	.write		= pollfs_signal_write,
-	.poll		= pollfs_signal_poll,
-	.waitq		= pollfs_signal_waitq,
-	.show_fdinfo	= pollfs_signal_show_fdinfo,
-	.release	= pollfs_signal_release,
-};
-
-int pollfs_signal_create(const void __user *arg)
+static int pollfs_signal_create(const void __user *arg)
 {
 	struct pollfs_signal_open args;
 	struct pollfs_signal *s;
-	int fd;
+	int err, fd;
 
 	if (copy_from_user(&args, arg, sizeof(args)))
 		return -EFAULT;
-	fd = pollfs_check_flags(args.flags, args.reserved);
-	if (fd)
-		return fd;
+	err = pollfs_check_flags(args.flags, args.reserved);
+	if (err)
+		return err;
 
 	s = kmem_cache_zalloc(pollfs_signal_cache, GFP_KERNEL);
 	if (!s)
@@ -229,20 +216,33 @@ int pollfs_signal_create(const void __user *arg)
 	return fd;
 }
 
-int pollfs_signal_init(void)
+static int pollfs_signal_init(void)
 {
 	BUILD_BUG_ON(sizeof(struct pollfs_siginfo) != 128);
 	BUILD_BUG_ON(sizeof(struct pollfs_siginfo) > POLLFS_RECORD_MAX);
 	BUILD_BUG_ON(_NSIG > 64);
 
-	pollfs_siginfo_layout = pollfs_ksym("siginfo_layout");
-	if (!pollfs_siginfo_layout)
-		return -ENOENT;
 	pollfs_signal_cache = KMEM_CACHE(pollfs_signal, SLAB_ACCOUNT);
 	return pollfs_signal_cache ? 0 : -ENOMEM;
 }
 
-void pollfs_signal_exit(void)
+static void pollfs_signal_exit(void)
 {
 	kmem_cache_destroy(pollfs_signal_cache);
 }
+
+const struct pollfs_kind pollfs_signal_kind = {
+	.name		= "[signal]",
+	.cmd		= POLLFS_IOC_SIGNAL,
+	.create		= pollfs_signal_create,
+	.init		= pollfs_signal_init,
+	.exit		= pollfs_signal_exit,
+	.read_size	= sizeof(struct pollfs_siginfo),
+	.write_size	= sizeof(u64),
+	.read		= pollfs_signal_read,
+	.write		= pollfs_signal_write,
+	.poll		= pollfs_signal_poll,
+	.waitq		= pollfs_signal_waitq,
+	.show_fdinfo	= pollfs_signal_show_fdinfo,
+	.release	= pollfs_signal_release,
+};

@@ -17,6 +17,11 @@
 #include <linux/time_namespace.h>
 
 #include "core.h"
+#include "ksyms.h"
+
+#ifndef CONFIG_TIME_NS
+#error "pollfs timers need CONFIG_TIME_NS: absolute times are converted from the caller's time namespace"
+#endif
 
 struct pollfs_timer {
 	struct pollfs_object obj;
@@ -33,11 +38,6 @@ struct pollfs_timer {
 };
 
 static struct kmem_cache *pollfs_timer_cache;
-
-#ifdef CONFIG_TIME_NS
-static ktime_t (*pollfs_timens_to_host)(clockid_t clockid, ktime_t tim,
-					struct timens_offsets *offsets);
-#endif
 
 static struct pollfs_timer *to_timer(struct pollfs_object *obj)
 {
@@ -167,12 +167,8 @@ static ktime_t pollfs_timer_remaining(struct pollfs_timer *t)
 
 static ktime_t pollfs_timer_to_host(clockid_t clockid, ktime_t tim)
 {
-#ifdef CONFIG_TIME_NS
-	return pollfs_timens_to_host(clockid, tim,
-				     &current->nsproxy->time_ns->offsets);
-#else
-	return tim;
-#endif
+	return pollfs_ksyms.do_timens_ktime_to_host(clockid, tim,
+			&current->nsproxy->time_ns->offsets);
 }
 
 /* Called with the lock held and the timer inactive. */
@@ -327,27 +323,15 @@ static void pollfs_timer_release(struct pollfs_object *obj)
 	kmem_cache_free(pollfs_timer_cache, t);
 }
 
-static const struct pollfs_kind pollfs_timer_kind = {
-	.name		= "[timer]",
-	.read_size	= sizeof(struct pollfs_timer_event),
-	.write_size	= sizeof(struct pollfs_timer_spec),
-	.read		= pollfs_timer_read,
-	.write		= pollfs_timer_write,
-	.poll		= pollfs_timer_poll,
-	.waitq		= pollfs_timer_waitq,
-	.show_fdinfo	= pollfs_timer_show_fdinfo,
-	.release	= pollfs_timer_release,
-};
-
-int pollfs_timer_create(const void __user *arg)
+static int pollfs_timer_create(const void __user *arg)
 {
 	struct pollfs_timer *t;
 	u32 flags;
-	int fd;
+	int err, fd;
 
-	fd = pollfs_get_open_flags(arg, &flags);
-	if (fd)
-		return fd;
+	err = pollfs_get_open_flags(arg, &flags);
+	if (err)
+		return err;
 
 	t = kmem_cache_zalloc(pollfs_timer_cache, GFP_KERNEL);
 	if (!t)
@@ -363,24 +347,35 @@ int pollfs_timer_create(const void __user *arg)
 	return fd;
 }
 
-int pollfs_timer_init(void)
+static int pollfs_timer_init(void)
 {
 	BUILD_BUG_ON(sizeof(struct pollfs_timer_spec) != 40);
 	BUILD_BUG_ON(sizeof(struct pollfs_timer_event) != 40);
 	BUILD_BUG_ON(sizeof(struct pollfs_timer_event) > POLLFS_RECORD_MAX);
 
-#ifdef CONFIG_TIME_NS
-	pollfs_timens_to_host = pollfs_ksym("do_timens_ktime_to_host");
-	if (!pollfs_timens_to_host)
-		return -ENOENT;
-#endif
 	pollfs_timer_cache = KMEM_CACHE(pollfs_timer, SLAB_ACCOUNT);
 	if (!pollfs_timer_cache)
 		return -ENOMEM;
 	return 0;
 }
 
-void pollfs_timer_exit(void)
+static void pollfs_timer_exit(void)
 {
 	kmem_cache_destroy(pollfs_timer_cache);
 }
+
+const struct pollfs_kind pollfs_timer_kind = {
+	.name		= "[timer]",
+	.cmd		= POLLFS_IOC_TIMER,
+	.create		= pollfs_timer_create,
+	.init		= pollfs_timer_init,
+	.exit		= pollfs_timer_exit,
+	.read_size	= sizeof(struct pollfs_timer_event),
+	.write_size	= sizeof(struct pollfs_timer_spec),
+	.read		= pollfs_timer_read,
+	.write		= pollfs_timer_write,
+	.poll		= pollfs_timer_poll,
+	.waitq		= pollfs_timer_waitq,
+	.show_fdinfo	= pollfs_timer_show_fdinfo,
+	.release	= pollfs_timer_release,
+};
