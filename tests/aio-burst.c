@@ -25,12 +25,12 @@ static void wait_all(int fd, aio_context_t ctx, const char *what)
 	int reads = 0;
 
 	for (;;) {
-		short rev = aio_revents(fd, POLLIN, PT_WAIT_MS);
+		short rev = ax_revents(fd, POLLIN, PT_WAIT_MS);
 
 		if (rev != POLLIN)
 			FAIL("%s: poll revents %#x after %llu completions",
 			     what, (unsigned)rev, (unsigned long long)last);
-		CHECK_EQ(aio_read_rec(fd, &pev), AIO_EVENT_SIZE);
+		CHECK_EQ(ax_read_rec(fd, &pev), AX_EVENT_SIZE);
 		CHECK_EQ(pev.ctx, ctx);
 		reads++;
 		if (pev.available < last || pev.available > N)
@@ -62,17 +62,17 @@ static void reap_down(int fd, aio_context_t ctx, const char *what,
 
 		if (k > left)
 			k = left;
-		CHECK_EQ(aio_reap(ctx, k, k, ev + got, 0), k);
+		CHECK_EQ(ax_reap(ctx, k, k, ev + got, 0), k);
 		left -= k;
 		got += k;
 		if (left)
-			aio_expect_avail(fd, ctx, (uint64_t)left);
+			ax_expect_avail(fd, ctx, (uint64_t)left);
 	}
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 	for (int i = 0; i < N; i++) {
 		uint64_t d = ev[i].data - data0;
 
-		bool ok = res == POLLIN ? aio_pipe_poll_res(ev[i].res) :
+		bool ok = res == POLLIN ? ax_pipe_poll_res(ev[i].res) :
 			  ev[i].res == res;
 
 		if (d >= N || seen[d] || !ok)
@@ -91,22 +91,22 @@ int main(void)
 	int fd, file, pfd[2];
 
 	pt_watchdog(120);
-	ctx = aio_setup(N);
-	fd = aio_fd(ctx, 0);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(N);
+	fd = ax_fd(ctx, 0);
+	file = ax_tmpfile("/tmp", 0);
 	for (int i = 0; i < N; i++)
 		ptrs[i] = &cbs[i];
 
 	/* buffered writes: all complete inside io_submit */
 	for (int i = 0; i < N; i++) {
 		memset(wbuf[i], i, LEN);
-		aio_prep_pwrite(&cbs[i], file, wbuf[i], LEN, (off_t)i * LEN,
-				1000 + i);
+		ax_prep_pwrite(&cbs[i], file, wbuf[i], LEN, (off_t)i * LEN,
+			       1000 + i);
 	}
-	aio_expect_empty(fd);
-	aio_submit(ctx, N, ptrs);
-	aio_expect_avail(fd, ctx, N);
-	aio_expect_avail(fd, ctx, N);
+	ax_expect_empty(fd);
+	ax_submit(ctx, N, ptrs);
+	ax_expect_avail(fd, ctx, N);
+	ax_expect_avail(fd, ctx, N);
 	reap_down(fd, ctx, "writes", LEN, 1000);
 	for (int i = 0; i < N; i++) {
 		CHECK_EQ(pread(file, rbuf, LEN, (off_t)i * LEN), LEN);
@@ -118,10 +118,10 @@ int main(void)
 	 * all, asynchronously */
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
 	for (int i = 0; i < N; i++)
-		aio_prep_poll(&cbs[i], pfd[0], POLLIN, 2000 + i);
-	aio_submit(ctx, N, ptrs);
-	aio_expect_empty(fd);
-	CHECK_EQ(aio_revents(fd, POLLIN, 100), 0);
+		ax_prep_poll(&cbs[i], pfd[0], POLLIN, 2000 + i);
+	ax_submit(ctx, N, ptrs);
+	ax_expect_empty(fd);
+	CHECK_EQ(ax_revents(fd, POLLIN, 100), 0);
 	CHECK_EQ(write(pfd[1], "x", 1), 1);
 	wait_all(fd, ctx, "polls");
 	reap_down(fd, ctx, "polls", POLLIN, 2000);
@@ -133,7 +133,7 @@ int main(void)
 		cbs[i].aio_fildes = (__u32)file;
 		cbs[i].aio_data = 3000 + i;
 	}
-	aio_submit(ctx, N, ptrs);
+	ax_submit(ctx, N, ptrs);
 	wait_all(fd, ctx, "fsyncs");
 	reap_down(fd, ctx, "fsyncs", 0, 3000);
 
@@ -141,6 +141,6 @@ int main(void)
 	CHECK_SYS(close(pfd[1]));
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

@@ -23,11 +23,11 @@ static void *churn(void *unused)
 	(void)unused;
 	while (!stop) {
 		struct epoll_event e = { .events = EPOLLIN | EPOLLET };
-		int fd = aio_fd(ctx, POLLFS_NONBLOCK);
+		int fd = ax_fd(ctx, POLLFS_NONBLOCK);
 
 		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
-		aio_revents(fd, POLLIN, 0);
-		if (aio_read_rec(fd, &ev) == AIO_EVENT_SIZE)
+		ax_revents(fd, POLLIN, 0);
+		if (ax_read_rec(fd, &ev) == AX_EVENT_SIZE)
 			CHECK_EQ(ev.ctx, ctx);
 		CHECK_SYS(close(fd));	/* leaves the epoll set too */
 		created++;
@@ -44,12 +44,12 @@ static void *stream(void *unused)
 
 	(void)unused;
 	for (int i = 0; i < 8; i++) {
-		aio_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
+		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
 		ptrs[i] = &cbs[i];
 	}
 	while (!stop) {
-		aio_submit(ctx, 8, ptrs);
-		aio_reap(ctx, 8, 8, ev, PT_WAIT_MS);
+		ax_submit(ctx, 8, ptrs);
+		ax_reap(ctx, 8, 8, ev, PT_WAIT_MS);
 		streamed += 8;
 	}
 	return NULL;
@@ -60,7 +60,7 @@ static void *long_poll(void *arg)
 	int fd = *(int *)arg;
 
 	while (!stop)
-		aio_revents(fd, POLLIN, 5);
+		ax_revents(fd, POLLIN, 5);
 	return NULL;
 }
 
@@ -87,7 +87,7 @@ static void *creator(void *unused)
 	while (!go)
 		;
 	while (nmade < 256) {
-		int fd = aio_fd_try(ctx, POLLFS_NONBLOCK);
+		int fd = ax_fd_try(ctx, POLLFS_NONBLOCK);
 
 		if (fd < 0) {
 			CHECK_EQ(errno, EINVAL);
@@ -106,11 +106,11 @@ int main(void)
 	int keep;
 
 	pt_watchdog(150);
-	file = aio_tmpfile("/tmp", 0);
+	file = ax_tmpfile("/tmp", 0);
 
 	/* churn and stream for a while */
-	ctx = aio_setup(64);
-	keep = aio_fd(ctx, 0);
+	ctx = ax_setup(64);
+	keep = ax_fd(ctx, 0);
 	t0 = pt_mono();
 	CHECK_EQ(pthread_create(&th[0], NULL, churn, NULL), 0);
 	CHECK_EQ(pthread_create(&th[1], NULL, churn, NULL), 0);
@@ -124,22 +124,22 @@ int main(void)
 		created, streamed,
 		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
 	CHECK(created > 0 && streamed > 0);
-	aio_expect_empty(keep);
-	aio_destroy(ctx);
-	aio_expect_hup(keep);
+	ax_expect_empty(keep);
+	ax_destroy(ctx);
+	ax_expect_hup(keep);
 	CHECK_SYS(close(keep));
 
 	/* close racing with io_destroy */
 	for (int round = 0; round < 200; round++) {
-		ctx = aio_setup(8);
+		ctx = ax_setup(8);
 		for (int i = 0; i < NFD; i++)
-			fds[i] = aio_fd(ctx, i % 2 ? POLLFS_NONBLOCK : 0);
+			fds[i] = ax_fd(ctx, i % 2 ? POLLFS_NONBLOCK : 0);
 		go = 0;
 		CHECK_EQ(pthread_create(&th[0], NULL, closer, NULL), 0);
 		go = 1;
 		if (round % 2)
 			sched_yield();
-		aio_destroy(ctx);
+		ax_destroy(ctx);
 		pthread_join(th[0], NULL);
 	}
 
@@ -148,16 +148,16 @@ int main(void)
 		long total = 0, failed = 0;
 
 		for (int round = 0; round < 100; round++) {
-			ctx = aio_setup(8);
+			ctx = ax_setup(8);
 			nmade = einval = 0;
 			go = 0;
 			CHECK_EQ(pthread_create(&th[0], NULL, creator, NULL), 0);
 			go = 1;
 			pt_sleep_ns(US(round * 20));
-			aio_destroy(ctx);
+			ax_destroy(ctx);
 			pthread_join(th[0], NULL);
 			for (int i = 0; i < nmade; i++) {
-				aio_expect_hup(made[i]);
+				ax_expect_hup(made[i]);
 				CHECK_SYS(close(made[i]));
 			}
 			total += nmade;

@@ -18,7 +18,7 @@ static int nlive;
 
 static void expect_einval(aio_context_t id, const char *what)
 {
-	int fd = aio_fd_try(id, 0);
+	int fd = ax_fd_try(id, 0);
 
 	for (int i = 0; i < nlive; i++) {
 		if (id == live[i]) {
@@ -53,7 +53,7 @@ static aio_context_t parent_ctx;
 static int child_without_contexts(void *unused)
 {
 	(void)unused;
-	CHECK_ERR(aio_fd_try(parent_ctx, 0), EINVAL);
+	CHECK_ERR(ax_fd_try(parent_ctx, 0), EINVAL);
 	return PT_PASS;
 }
 
@@ -68,13 +68,13 @@ static int child_with_context(void *unused)
 	int fd;
 
 	(void)unused;
-	mine = aio_setup(4);
+	mine = ax_setup(4);
 	CHECK(mine != parent_ctx);
-	CHECK_EQ(aio_ring(mine)->id, aio_ring(parent_ctx)->id);
-	CHECK_ERR(aio_fd_try(parent_ctx, 0), EINVAL);
-	fd = aio_fd(mine, 0);
+	CHECK_EQ(ax_ring(mine)->id, ax_ring(parent_ctx)->id);
+	CHECK_ERR(ax_fd_try(parent_ctx, 0), EINVAL);
+	fd = ax_fd(mine, 0);
 	CHECK_SYS(close(fd));
-	aio_destroy(mine);
+	ax_destroy(mine);
 	return PT_PASS;
 }
 
@@ -89,19 +89,19 @@ int main(void)
 	int dev, fd, probe, fl;
 
 	pt_watchdog(60);
-	ctx = aio_setup(1);
-	big = aio_setup(1024);	/* a ring of several pages */
+	ctx = ax_setup(1);
+	big = ax_setup(1024);	/* a ring of several pages */
 	live[nlive++] = ctx;
 	live[nlive++] = big;
 
 	/* a live context of ours: an fd named pollfs:[aio] */
-	fd = aio_fd(ctx, 0);
+	fd = ax_fd(ctx, 0);
 	check_link(fd, "pollfs:[aio]");
 	fl = CHECK_SYS(fcntl(fd, F_GETFL));
 	CHECK_EQ(fl & O_ACCMODE, O_RDWR);
 	CHECK_EQ(fl & O_NONBLOCK, 0);
 	CHECK_EQ(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC, 0);
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 
 	/* no write, whatever its size; short reads; no seeking */
 	memset(buf, 0, sizeof(buf));
@@ -116,14 +116,14 @@ int main(void)
 	CHECK_ERR(lseek(fd, 0, SEEK_SET), ESPIPE);
 	CHECK_SYS(close(fd));
 
-	fd = aio_fd(ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	check_link(fd, "pollfs:[aio]");
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFL)) & O_NONBLOCK);
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC);
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
 
-	fd = aio_fd(big, O_NONBLOCK);	/* the O_ spelling is the same */
+	fd = ax_fd(big, O_NONBLOCK);	/* the O_ spelling is the same */
 	check_link(fd, "pollfs:[aio]");
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
@@ -154,10 +154,10 @@ int main(void)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
 	fake = (unsigned int *)map;
-	memcpy(fake, (const void *)aio_ring(ctx), sizeof(struct aio_ring_head));
-	CHECK_EQ(fake[0], aio_ring(ctx)->id);
+	memcpy(fake, (const void *)ax_ring(ctx), sizeof(struct ax_ring_head));
+	CHECK_EQ(fake[0], ax_ring(ctx)->id);
 	expect_einval((aio_context_t)(uintptr_t)map, "a copy of ctx's ring");
-	memcpy(fake, (const void *)aio_ring(big), sizeof(struct aio_ring_head));
+	memcpy(fake, (const void *)ax_ring(big), sizeof(struct ax_ring_head));
 	expect_einval((aio_context_t)(uintptr_t)map, "a copy of big's ring");
 
 	/* an unmapped address */
@@ -169,12 +169,12 @@ int main(void)
 
 	/* a destroyed context (checked before any io_setup can reuse its
 	 * address) */
-	dead = aio_setup(8);
-	fd = aio_fd(dead, 0);
+	dead = ax_setup(8);
+	fd = ax_fd(dead, 0);
 	CHECK_SYS(close(fd));
-	aio_destroy(dead);
+	ax_destroy(dead);
 	expect_einval(dead, "a destroyed context");
-	CHECK_ERR(aio_sys_destroy(dead), EINVAL);	/* as the kernel sees it */
+	CHECK_ERR(ax_sys_destroy(dead), EINVAL);	/* as the kernel sees it */
 
 	/* bad flags or reserved, with a valid context */
 	for (int bit = 0; bit < 32; bit++) {
@@ -231,11 +231,11 @@ int main(void)
 	CHECK_EQ(pt_run_child(child_with_context, NULL, 20000), PT_PASS);
 
 	/* and ours still works after all that */
-	fd = aio_fd(ctx, 0);
-	aio_expect_empty(fd);
+	fd = ax_fd(ctx, 0);
+	ax_expect_empty(fd);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(dev));
-	aio_destroy(ctx);
-	aio_destroy(big);
+	ax_destroy(ctx);
+	ax_destroy(big);
 	return PT_PASS;
 }

@@ -28,11 +28,11 @@ static void *complete_reads(void *arg)
 	char buf[8];
 
 	while (!c->stop) {
-		aio_prep_pread(&cb, c->zero, buf, sizeof(buf), 0, 0);
-		if (aio_sys_submit(c->ctx, 1, cbs) != 1)
+		ax_prep_pread(&cb, c->zero, buf, sizeof(buf), 0, 0);
+		if (ax_sys_submit(c->ctx, 1, cbs) != 1)
 			break;		/* the context is gone */
 		c->done++;
-		if (aio_sys_getevents(c->ctx, 0, 8, ev, NULL) < 0)
+		if (ax_sys_getevents(c->ctx, 0, 8, ev, NULL) < 0)
 			break;
 	}
 	return NULL;
@@ -51,17 +51,17 @@ int main(void)
 	c.zero = CHECK_SYS(open("/dev/zero", O_RDONLY | O_CLOEXEC));
 	srandom(getpid());
 	while (pt_mono() < until) {
-		c.ctx = aio_setup(8);
+		c.ctx = ax_setup(8);
 		c.stop = 0;
 		c.done = 0;
-		fd = aio_fd(c.ctx, 0);
+		fd = ax_fd(c.ctx, 0);
 		ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 		ev.events = 0;		/* EPOLLHUP alone */
 		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
 
 		CHECK_EQ(pthread_create(&thr, NULL, complete_reads, &c), 0);
 		pt_sleep_ns(US(random() % 2000));
-		CHECK_SYS(aio_sys_destroy(c.ctx));
+		CHECK_SYS(ax_sys_destroy(c.ctx));
 		c.stop = 1;
 		CHECK_EQ(pthread_join(thr, NULL), 0);
 
@@ -69,7 +69,7 @@ int main(void)
 			FAIL("round %ld: no EPOLLHUP within 1 s of io_destroy "
 			     "(after %ld completions)", rounds, c.done);
 		CHECK(ev.events & EPOLLHUP);
-		aio_expect_hup(fd);
+		ax_expect_hup(fd);
 		CHECK_SYS(close(ep));
 		CHECK_SYS(close(fd));
 		completions += c.done;

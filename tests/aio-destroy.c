@@ -24,7 +24,7 @@ static void *blocked_read(void *unused)
 	struct pollfs_aio_event ev;
 
 	(void)unused;
-	read_ret = aio_read_rec(fd_block, &ev);
+	read_ret = ax_read_rec(fd_block, &ev);
 	read_err = errno;
 	return NULL;
 }
@@ -32,7 +32,7 @@ static void *blocked_read(void *unused)
 static void *blocked_poll(void *unused)
 {
 	(void)unused;
-	poll_rev = aio_revents(fd_block, POLLIN, PT_WAIT_MS);
+	poll_rev = ax_revents(fd_block, POLLIN, PT_WAIT_MS);
 	return NULL;
 }
 
@@ -50,7 +50,7 @@ static void timed_destroy(aio_context_t ctx, const char *what)
 {
 	int64_t t0 = pt_mono(), dt;
 
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	dt = pt_mono() - t0;
 	pt_diag("%s: io_destroy took %lld us", what, (long long)(dt / 1000));
 	if (dt > MS(2000))
@@ -68,16 +68,16 @@ int main(void)
 	int fd_nb, file, pfd[2], et, fd2;
 
 	pt_watchdog(90);
-	file = aio_tmpfile("/tmp", 0);
+	file = ax_tmpfile("/tmp", 0);
 	for (int i = 0; i < 4; i++) {
-		aio_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
+		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
 		ptrs[i] = &cbs[i];
 	}
 
 	/* 1: sleepers in read, poll and epoll_wait at the time */
-	ctx = aio_setup(8);
-	fd_block = aio_fd(ctx, 0);
-	fd_nb = aio_fd(ctx, POLLFS_NONBLOCK);
+	ctx = ax_setup(8);
+	fd_block = ax_fd(ctx, 0);
+	fd_nb = ax_fd(ctx, POLLFS_NONBLOCK);
 	ep_fd = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	e.events = EPOLLIN;
 	e.data.u64 = 1;
@@ -85,7 +85,7 @@ int main(void)
 	et = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	e.events = EPOLLIN | EPOLLET;
 	CHECK_SYS(epoll_ctl(et, EPOLL_CTL_ADD, fd_nb, &e));
-	aio_expect_empty(fd_block);
+	ax_expect_empty(fd_block);
 	CHECK_EQ(pthread_create(&th[0], NULL, blocked_read, NULL), 0);
 	CHECK_EQ(pthread_create(&th[1], NULL, blocked_poll, NULL), 0);
 	CHECK_EQ(pthread_create(&th[2], NULL, blocked_epoll, NULL), 0);
@@ -100,70 +100,70 @@ int main(void)
 	CHECK_EQ(poll_rev, POLLHUP);
 	CHECK_EQ(ep_n, 1);
 	CHECK_EQ(ep_ev.events, EPOLLHUP);
-	aio_expect_hup(fd_block);
-	aio_expect_hup(fd_nb);
+	ax_expect_hup(fd_block);
+	ax_expect_hup(fd_nb);
 	CHECK_EQ(epoll_wait(et, &e, 1, 0), 1);		/* ET: once */
 	CHECK_EQ(e.events, EPOLLHUP);
 	CHECK_EQ(epoll_wait(et, &e, 1, 100), 0);
 	CHECK_EQ(epoll_wait(ep_fd, &e, 1, 0), 1);	/* level: always */
 	CHECK_EQ(e.events, EPOLLHUP);
-	aio_expect_hup(fd_block);	/* and it stays so */
+	ax_expect_hup(fd_block);	/* and it stays so */
 	CHECK_SYS(close(et));
 	CHECK_SYS(close(ep_fd));
 	CHECK_SYS(close(fd_block));
 	CHECK_SYS(close(fd_nb));
 
 	/* 2: completions still unreaped: they are gone with the context */
-	ctx = aio_setup(8);
-	fd_block = aio_fd(ctx, 0);
-	aio_submit(ctx, 3, ptrs);
-	aio_expect_avail(fd_block, ctx, 3);
+	ctx = ax_setup(8);
+	fd_block = ax_fd(ctx, 0);
+	ax_submit(ctx, 3, ptrs);
+	ax_expect_avail(fd_block, ctx, 3);
 	timed_destroy(ctx, "with 3 unreaped");
-	aio_expect_hup(fd_block);
+	ax_expect_hup(fd_block);
 	CHECK_SYS(close(fd_block));
 
 	/* 3: a request in flight (a poll of a pipe nobody writes) */
-	ctx = aio_setup(8);
-	fd_block = aio_fd(ctx, 0);
+	ctx = ax_setup(8);
+	fd_block = ax_fd(ctx, 0);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
-	aio_prep_poll(&cbs[0], pfd[0], POLLIN, 77);
-	aio_submit(ctx, 1, ptrs);
-	aio_expect_empty(fd_block);
+	ax_prep_poll(&cbs[0], pfd[0], POLLIN, 77);
+	ax_submit(ctx, 1, ptrs);
+	ax_expect_empty(fd_block);
 	CHECK_EQ(pthread_create(&th[0], NULL, blocked_read, NULL), 0);
 	pt_sleep_ms(200);
 	timed_destroy(ctx, "with a poll in flight");
 	pthread_join(th[0], NULL);
 	CHECK_EQ(read_ret, 0);
-	aio_expect_hup(fd_block);
+	ax_expect_hup(fd_block);
 	CHECK_SYS(close(pfd[0]));
 	CHECK_SYS(close(pfd[1]));
 
 	/* 4: a new context, maybe at the old one's address: the old object
 	 * stays hung up, a new one follows the new context */
-	aio_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 0);
-	ctx2 = aio_setup(8);
+	ax_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 0);
+	ctx2 = ax_setup(8);
 	pt_diag("new context %s the destroyed one's address",
 		ctx2 == ctx ? "at" : "not at");
-	fd2 = aio_fd(ctx2, 0);
-	aio_submit(ctx2, 2, ptrs);
-	aio_expect_hup(fd_block);
-	aio_expect_avail(fd2, ctx2, 2);
+	fd2 = ax_fd(ctx2, 0);
+	ax_submit(ctx2, 2, ptrs);
+	ax_expect_hup(fd_block);
+	ax_expect_avail(fd2, ctx2, 2);
 	CHECK_SYS(close(fd_block));
 
 	/* 5: closed before the destroy: nothing left behind */
-	fd_block = aio_fd(ctx2, 0);
+	fd_block = ax_fd(ctx2, 0);
 	CHECK_SYS(close(fd_block));
 	CHECK_SYS(close(fd2));
 	timed_destroy(ctx2, "after close");
-	CHECK_ERR(aio_fd_try(ctx2, 0), EINVAL);
+	CHECK_ERR(ax_fd_try(ctx2, 0), EINVAL);
 
 	/* 6: destroyed right after a completion woke the object */
 	for (int i = 0; i < 50; i++) {
-		ctx = aio_setup(8);
-		fd_block = aio_fd(ctx, 0);
-		aio_submit(ctx, 1, ptrs);
-		aio_destroy(ctx);
-		aio_expect_hup(fd_block);
+		ctx = ax_setup(8);
+		fd_block = ax_fd(ctx, 0);
+		ax_submit(ctx, 1, ptrs);
+		ax_destroy(ctx);
+		ax_expect_hup(fd_block);
 		CHECK_SYS(close(fd_block));
 	}
 

@@ -206,15 +206,15 @@ static void complete(int ep, int fd, aio_context_t ctx, int n,
 			FAIL("epoll_wait: nothing within %d ms (%d of %d "
 			     "reaped)", PT_WAIT_MS, got, n);
 		CHECK_EQ(e.events, EPOLLIN);
-		CHECK_EQ(aio_read_rec(fd, &pev), AIO_EVENT_SIZE);
+		CHECK_EQ(ax_read_rec(fd, &pev), AX_EVENT_SIZE);
 		CHECK_RANGE(pev.available, 1, n - got);
-		got += (int)aio_reap(ctx, 1, n - got, ev + got, 0);
+		got += (int)ax_reap(ctx, 1, n - got, ev + got, 0);
 		if (got == n)
 			break;
 		if (pt_mono() > end)
 			FAIL("%d of %d completions", got, n);
 	}
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 }
 
 static int file_fd;
@@ -226,14 +226,14 @@ static int exit_in_flight(void *unused)
 	int fd;
 
 	(void)unused;
-	child_ctx = aio_setup(NBLK);
-	fd = aio_fd(child_ctx, 0);
+	child_ctx = ax_setup(NBLK);
+	fd = ax_fd(child_ctx, 0);
 	for (int i = 0; i < NBLK; i++) {
-		aio_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
-				i);
+		ax_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
+			       i);
 		ptrs[i] = &cbs[i];
 	}
-	aio_submit(child_ctx, NBLK, ptrs);
+	ax_submit(child_ctx, NBLK, ptrs);
 	(void)fd;
 	return PT_PASS;		/* exits with them in flight */
 }
@@ -245,7 +245,7 @@ static int blocked_fd;
 static void *blocked_read(void *unused)
 {
 	(void)unused;
-	blocked_ret = aio_read_rec(blocked_fd, &blocked_ev);
+	blocked_ret = ax_read_rec(blocked_fd, &blocked_ev);
 	return NULL;
 }
 
@@ -276,8 +276,8 @@ int main(void)
 	CHECK_SYS(unlink(path));
 	CHECK(CHECK_SYS(fcntl(file_fd, F_GETFL)) & O_DIRECT);
 
-	ctx = aio_setup(NBLK);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
+	ctx = ax_setup(NBLK);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	for (int i = 0; i < NBLK; i++)
@@ -285,9 +285,9 @@ int main(void)
 
 	/* NBLK direct writes in one submit */
 	for (int i = 0; i < NBLK; i++)
-		aio_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
-				i);
-	aio_submit(ctx, NBLK, ptrs);
+		ax_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
+			       i);
+	ax_submit(ctx, NBLK, ptrs);
 	complete(ep, fd, ctx, NBLK, ev);
 	for (int i = 0; i < NBLK; i++)
 		if (ev[i].res != BLK || ev[i].data >= NBLK)
@@ -298,9 +298,9 @@ int main(void)
 	/* direct reads, in reverse order */
 	memset(rblk(0), 0, (size_t)NBLK * BLK);
 	for (int i = 0; i < NBLK; i++)
-		aio_prep_pread(&cbs[i], file_fd, rblk(NBLK - 1 - i), BLK,
-			       (off_t)(NBLK - 1 - i) * BLK, 100 + i);
-	aio_submit(ctx, NBLK, ptrs);
+		ax_prep_pread(&cbs[i], file_fd, rblk(NBLK - 1 - i), BLK,
+			      (off_t)(NBLK - 1 - i) * BLK, 100 + i);
+	ax_submit(ctx, NBLK, ptrs);
 	complete(ep, fd, ctx, NBLK, ev);
 	for (int i = 0; i < NBLK; i++) {
 		CHECK_EQ(ev[i].res, BLK);
@@ -319,33 +319,33 @@ int main(void)
 	}
 
 	/* a blocking read asleep while a direct read is in flight */
-	blocked_fd = aio_fd(ctx, 0);
+	blocked_fd = ax_fd(ctx, 0);
 	CHECK_EQ(pthread_create(&th, NULL, blocked_read, NULL), 0);
 	pt_sleep_ms(100);
-	aio_prep_pread(&cbs[0], file_fd, rblk(0), BLK, 5 * BLK, 200);
-	aio_submit(ctx, 1, ptrs);
+	ax_prep_pread(&cbs[0], file_fd, rblk(0), BLK, 5 * BLK, 200);
+	ax_submit(ctx, 1, ptrs);
 	pthread_join(th, NULL);
-	CHECK_EQ(blocked_ret, AIO_EVENT_SIZE);
+	CHECK_EQ(blocked_ret, AX_EVENT_SIZE);
 	CHECK_EQ(blocked_ev.ctx, ctx);
 	CHECK_EQ(blocked_ev.available, 1);
-	CHECK_EQ(aio_reap(ctx, 1, 1, ev, PT_WAIT_MS), 1);
-	aio_check_event(&ev[0], 200, BLK);
+	CHECK_EQ(ax_reap(ctx, 1, 1, ev, PT_WAIT_MS), 1);
+	ax_check_event(&ev[0], 200, BLK);
 	CHECK(!memcmp(rblk(0), wblk(5), BLK));
 	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 0);
 
 	/* io_destroy with direct writes in flight: it waits for the I/O,
 	 * not for pollfs */
 	for (int i = 0; i < NBLK; i++)
-		aio_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
-				i);
-	aio_submit(ctx, NBLK, ptrs);
+		ax_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
+			       i);
+	ax_submit(ctx, NBLK, ptrs);
 	t0 = pt_mono();
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	pt_diag("io_destroy with %d direct writes in flight: %lld us", NBLK,
 		(long long)((pt_mono() - t0) / 1000));
 	CHECK(pt_mono() - t0 < MS(5000));
-	aio_expect_hup(fd);
-	aio_expect_hup(blocked_fd);
+	ax_expect_hup(fd);
+	ax_expect_hup(blocked_fd);
 	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 1);
 	CHECK_EQ(e.events, EPOLLHUP);
 

@@ -34,74 +34,74 @@ int main(void)
 	int fd, file, ep, pfd[2];
 
 	pt_watchdog(60);
-	ctx = aio_setup(64);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(64);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	for (int i = 0; i < BATCH; i++) {
-		aio_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
+		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
 		ptrs[i] = &cbs[i];
 	}
 	CHECK_EQ(wait_one(ep, 0), 0);
 
 	/* one completion: one report, however long it waits unreaped */
-	aio_submit(ctx, 1, ptrs);
+	ax_submit(ctx, 1, ptrs);
 	CHECK_EQ(wait_one(ep, 0), 1);
 	CHECK_EQ(wait_one(ep, 0), 0);
 	CHECK_EQ(wait_one(ep, 200), 0);
-	CHECK(aio_revents(fd, POLLIN, 0) == POLLIN);	/* still readable */
+	CHECK(ax_revents(fd, POLLIN, 0) == POLLIN);	/* still readable */
 
 	/* reading reaps nothing and adds no completion: no new report */
-	aio_expect_avail(fd, ctx, 1);
+	ax_expect_avail(fd, ctx, 1);
 	CHECK_EQ(wait_one(ep, 100), 0);
 
 	/* a second completion, the first still unreaped: a new report */
-	aio_submit(ctx, 1, ptrs);
+	ax_submit(ctx, 1, ptrs);
 	CHECK_EQ(wait_one(ep, 0), 1);
 	CHECK_EQ(wait_one(ep, 200), 0);
-	aio_expect_avail(fd, ctx, 2);
+	ax_expect_avail(fd, ctx, 2);
 
 	/* a batch of BATCH completions in one io_submit: one report */
-	aio_submit(ctx, BATCH, ptrs);
+	ax_submit(ctx, BATCH, ptrs);
 	CHECK_EQ(wait_one(ep, 0), 1);
 	CHECK_EQ(wait_one(ep, 200), 0);
-	aio_expect_avail(fd, ctx, 2 + BATCH);
+	ax_expect_avail(fd, ctx, 2 + BATCH);
 
 	/* reaping, partly or wholly, is no edge */
-	CHECK_EQ(aio_reap(ctx, 5, 5, ev, 0), 5);
+	CHECK_EQ(ax_reap(ctx, 5, 5, ev, 0), 5);
 	CHECK_EQ(wait_one(ep, 100), 0);
-	aio_expect_avail(fd, ctx, BATCH - 3);
-	CHECK_EQ(aio_reap(ctx, BATCH - 3, BATCH, ev, 0), BATCH - 3);
+	ax_expect_avail(fd, ctx, BATCH - 3);
+	CHECK_EQ(ax_reap(ctx, BATCH - 3, BATCH, ev, 0), BATCH - 3);
 	CHECK_EQ(wait_one(ep, 100), 0);
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 
 	/* a completion after everything was reaped: reported again */
-	aio_submit(ctx, 1, ptrs);
+	ax_submit(ctx, 1, ptrs);
 	CHECK_EQ(wait_one(ep, 0), 1);
 	CHECK_EQ(wait_one(ep, 100), 0);
-	CHECK_EQ(aio_reap(ctx, 1, BATCH, ev, 0), 1);
+	CHECK_EQ(ax_reap(ctx, 1, BATCH, ev, 0), 1);
 
 	/* BATCH poll iocbs on one pipe, completed asynchronously by one
 	 * write, and the report wakes a sleeping epoll_wait */
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
 	for (int i = 0; i < BATCH; i++)
-		aio_prep_poll(&cbs[i], pfd[0], POLLIN, 100 + i);
-	aio_submit(ctx, BATCH, ptrs);
+		ax_prep_poll(&cbs[i], pfd[0], POLLIN, 100 + i);
+	ax_submit(ctx, BATCH, ptrs);
 	CHECK_EQ(wait_one(ep, 100), 0);
 	{
-		struct aio_trigger t;
+		struct ax_trigger t;
 
 		/* only its thread is used: it writes to our pipe */
 		memset(&t, 0, sizeof(t));
-		t.mode = AIO_TRIGGER_PIPE;
+		t.mode = AX_TRIGGER_PIPE;
 		t.delay_ms = 100;
 		t.pipe[0] = pfd[0];
 		t.pipe[1] = pfd[1];
-		aio_trigger_start(&t);
+		ax_trigger_start(&t);
 		CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-		CHECK(aio_trigger_fired(&t));
-		aio_trigger_join(&t);
+		CHECK(ax_trigger_fired(&t));
+		ax_trigger_join(&t);
 	}
 	/* all BATCH complete, eventually; those after the report just
 	 * consumed, if any, make one more report between them all */
@@ -110,7 +110,7 @@ int main(void)
 		struct pollfs_aio_event pev;
 
 		for (;;) {
-			CHECK_EQ(aio_read_rec(fd, &pev), AIO_EVENT_SIZE);
+			CHECK_EQ(ax_read_rec(fd, &pev), AX_EVENT_SIZE);
 			CHECK_RANGE(pev.available, 1, BATCH);
 			if (pev.available == BATCH)
 				break;
@@ -122,16 +122,16 @@ int main(void)
 		CHECK_RANGE(wait_one(ep, 0), 0, 1);
 		CHECK_EQ(wait_one(ep, 200), 0);
 	}
-	CHECK_EQ(aio_reap(ctx, BATCH, BATCH, ev, 0), BATCH);
+	CHECK_EQ(ax_reap(ctx, BATCH, BATCH, ev, 0), BATCH);
 	for (int i = 0; i < BATCH; i++)
-		CHECK(aio_pipe_poll_res(ev[i].res));
-	aio_expect_empty(fd);
+		CHECK(ax_pipe_poll_res(ev[i].res));
+	ax_expect_empty(fd);
 
 	CHECK_SYS(close(pfd[0]));
 	CHECK_SYS(close(pfd[1]));
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

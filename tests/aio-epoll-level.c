@@ -31,17 +31,17 @@ int main(void)
 	int fd, file, ep, ep1;
 
 	pt_watchdog(60);
-	ctx = aio_setup(16);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(16);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	ep1 = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	e.events = EPOLLIN | EPOLLONESHOT;
 	CHECK_SYS(epoll_ctl(ep1, EPOLL_CTL_ADD, fd, &e));
 	for (int i = 0; i < 8; i++) {
-		aio_prep_pwrite(&cbs[i], file, data, sizeof(data),
-				i * (off_t)sizeof(data), i);
+		ax_prep_pwrite(&cbs[i], file, data, sizeof(data),
+			       i * (off_t)sizeof(data), i);
 		ptrs[i] = &cbs[i];
 	}
 
@@ -49,41 +49,41 @@ int main(void)
 	CHECK_EQ(wait_one(ep, 100), 0);
 	CHECK_EQ(wait_one(ep1, 0), 0);
 
-	aio_submit(ctx, 3, ptrs);
+	ax_submit(ctx, 3, ptrs);
 	for (int i = 0; i < 5; i++)
 		CHECK_EQ(wait_one(ep, 0), 1);
 	CHECK_EQ(wait_one(ep1, 0), 1);
 	CHECK_EQ(wait_one(ep1, 100), 0);	/* one-shot: disarmed */
-	aio_expect_avail(fd, ctx, 3);
+	ax_expect_avail(fd, ctx, 3);
 	CHECK_EQ(wait_one(ep, 0), 1);		/* reading reaped nothing */
 
 	/* reaping some leaves it readable; reaping all ends it */
-	CHECK_EQ(aio_reap(ctx, 2, 2, ev, 0), 2);
+	CHECK_EQ(ax_reap(ctx, 2, 2, ev, 0), 2);
 	CHECK_EQ(wait_one(ep, 0), 1);
-	aio_expect_avail(fd, ctx, 1);
-	CHECK_EQ(aio_reap(ctx, 1, 8, ev, 0), 1);
-	aio_check_event(&ev[0], 2, sizeof(data));
+	ax_expect_avail(fd, ctx, 1);
+	CHECK_EQ(ax_reap(ctx, 1, 8, ev, 0), 1);
+	ax_check_event(&ev[0], 2, sizeof(data));
 	CHECK_EQ(wait_one(ep, 0), 0);
 	CHECK_EQ(wait_one(ep, 100), 0);
 
 	/* re-armed one-shot with nothing pending: quiet until a completion */
 	CHECK_SYS(epoll_ctl(ep1, EPOLL_CTL_MOD, fd, &e));
 	CHECK_EQ(wait_one(ep1, 100), 0);
-	aio_submit(ctx, 1, ptrs);
+	ax_submit(ctx, 1, ptrs);
 	CHECK_EQ(wait_one(ep1, 0), 1);
 	CHECK_EQ(wait_one(ep1, 0), 0);
 	CHECK_EQ(wait_one(ep, 0), 1);
 	/* re-armed while still readable: reported again at once */
 	CHECK_SYS(epoll_ctl(ep1, EPOLL_CTL_MOD, fd, &e));
 	CHECK_EQ(wait_one(ep1, 0), 1);
-	CHECK_EQ(aio_reap(ctx, 1, 8, ev, 0), 1);
+	CHECK_EQ(ax_reap(ctx, 1, 8, ev, 0), 1);
 	CHECK_EQ(wait_one(ep, 0), 0);
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 
 	CHECK_SYS(close(ep1));
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

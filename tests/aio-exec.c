@@ -23,19 +23,19 @@ static int after_exec(int fd, aio_context_t old)
 		if (strcmp(link, "pollfs:[aio]"))
 			FAIL("fd %d is \"%s\" after exec", fd, link);
 	}
-	aio_wait_hup(fd, PT_WAIT_MS);
-	CHECK_ERR(aio_fd_try(old, 0), EINVAL);
+	ax_wait_hup(fd, PT_WAIT_MS);
+	CHECK_ERR(ax_fd_try(old, 0), EINVAL);
 
 	/* a context of the new image works, even at the old address */
-	ctx = aio_setup(8);
+	ctx = ax_setup(8);
 	pt_diag("new context %s the old one's address",
 		ctx == old ? "at" : "not at");
-	fd2 = aio_fd(ctx, 0);
-	aio_expect_empty(fd2);
-	aio_expect_hup(fd);
+	fd2 = ax_fd(ctx, 0);
+	ax_expect_empty(fd2);
+	ax_expect_hup(fd);
 	CHECK_SYS(close(fd2));
 	CHECK_SYS(close(fd));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }
 
@@ -52,14 +52,14 @@ int main(int argc, char **argv)
 		return after_exec(atoi(argv[2]),
 				  (aio_context_t)strtoull(argv[3], NULL, 0));
 
-	ctx = aio_setup(8);
-	fd = aio_fd(ctx, 0);		/* no close-on-exec */
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(8);
+	fd = ax_fd(ctx, 0);		/* no close-on-exec */
+	file = ax_tmpfile("/tmp", 0);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
-	aio_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
-	aio_prep_poll(&cbs[1], pfd[0], POLLIN, 2);
-	aio_submit(ctx, 2, ptrs);
-	aio_expect_avail(fd, ctx, 1);
+	ax_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
+	ax_prep_poll(&cbs[1], pfd[0], POLLIN, 2);
+	ax_submit(ctx, 2, ptrs);
+	ax_expect_avail(fd, ctx, 1);
 
 	snprintf(sfd, sizeof(sfd), "%d", fd);
 	snprintf(sctx, sizeof(sctx), "%#llx", (unsigned long long)ctx);

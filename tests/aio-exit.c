@@ -17,14 +17,14 @@ static void *sleep_read(void *unused)
 	struct pollfs_aio_event ev;
 
 	(void)unused;
-	aio_read_rec(sleeper_fd, &ev);
+	ax_read_rec(sleeper_fd, &ev);
 	FAIL("read of an idle context returned");
 }
 
 static void *sleep_poll(void *unused)
 {
 	(void)unused;
-	aio_revents(sleeper_fd, POLLIN, -1);
+	ax_revents(sleeper_fd, POLLIN, -1);
 	FAIL("poll of an idle context returned");
 }
 
@@ -38,18 +38,18 @@ static void busy_process(void)
 	pthread_t th;
 	int fa, fa2, file, pfd[2];
 
-	a = aio_setup(8);
-	b = aio_setup(8);
-	fa = aio_fd(a, 0);
-	fa2 = aio_fd(a, POLLFS_NONBLOCK);
-	sleeper_fd = aio_fd(b, 0);
-	file = aio_tmpfile("/tmp", 0);
+	a = ax_setup(8);
+	b = ax_setup(8);
+	fa = ax_fd(a, 0);
+	fa2 = ax_fd(a, POLLFS_NONBLOCK);
+	sleeper_fd = ax_fd(b, 0);
+	file = ax_tmpfile("/tmp", 0);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
-	aio_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
-	aio_prep_poll(&cbs[1], pfd[0], POLLIN, 2);	/* never completes */
-	aio_submit(a, 2, ptrs);
-	aio_expect_avail(fa, a, 1);
-	aio_expect_avail(fa2, a, 1);
+	ax_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
+	ax_prep_poll(&cbs[1], pfd[0], POLLIN, 2);	/* never completes */
+	ax_submit(a, 2, ptrs);
+	ax_expect_avail(fa, a, 1);
+	ax_expect_avail(fa2, a, 1);
 	CHECK_EQ(pthread_create(&th, NULL, sleep_read, NULL), 0);
 	CHECK_EQ(pthread_create(&th, NULL, sleep_poll, NULL), 0);
 	pt_sleep_ms(200);

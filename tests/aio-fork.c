@@ -19,7 +19,7 @@ static void *child_read(void *arg)
 	struct pollfs_aio_event ev;
 	ssize_t *ret = arg;
 
-	*ret = aio_read_rec(fd, &ev);
+	*ret = ax_read_rec(fd, &ev);
 	return NULL;
 }
 
@@ -30,28 +30,28 @@ static int child(void)
 	short rev;
 
 	/* the parent's context is not ours */
-	CHECK_ERR(aio_fd_try(ctx, 0), EINVAL);
-	CHECK_ERR(aio_sys_destroy(ctx), EINVAL);
-	aio_send(to_parent[1], 'a');
+	CHECK_ERR(ax_fd_try(ctx, 0), EINVAL);
+	CHECK_ERR(ax_sys_destroy(ctx), EINVAL);
+	ax_send(to_parent[1], 'a');
 
 	/* a completion in the parent wakes us */
-	rev = aio_revents(fd, POLLIN, PT_WAIT_MS);
+	rev = ax_revents(fd, POLLIN, PT_WAIT_MS);
 	CHECK_EQ(rev, POLLIN);
-	aio_expect_avail(fd, ctx, 1);
-	aio_send(to_parent[1], 'b');
+	ax_expect_avail(fd, ctx, 1);
+	ax_send(to_parent[1], 'b');
 
 	/* the parent reaped it */
-	aio_expect_msg(to_child[0], 'c');
-	aio_expect_empty(fd);
+	ax_expect_msg(to_child[0], 'c');
+	ax_expect_empty(fd);
 
 	/* asleep in read and poll when the parent destroys the context */
 	CHECK_EQ(pthread_create(&th, NULL, child_read, &rret), 0);
-	aio_send(to_parent[1], 'd');
-	rev = aio_revents(fd, POLLIN, PT_WAIT_MS);
+	ax_send(to_parent[1], 'd');
+	rev = ax_revents(fd, POLLIN, PT_WAIT_MS);
 	CHECK_EQ(rev, POLLHUP);
 	pthread_join(th, NULL);
 	CHECK_EQ(rret, 0);
-	aio_expect_hup(fd);
+	ax_expect_hup(fd);
 	CHECK_SYS(close(fd));
 	return PT_PASS;
 }
@@ -65,9 +65,9 @@ int main(void)
 	pid_t pid;
 
 	pt_watchdog(60);
-	ctx = aio_setup(8);
-	fd = aio_fd(ctx, 0);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(8);
+	fd = ax_fd(ctx, 0);
+	file = ax_tmpfile("/tmp", 0);
 	CHECK_SYS(pipe2(to_child, O_CLOEXEC));
 	CHECK_SYS(pipe2(to_parent, O_CLOEXEC));
 
@@ -78,22 +78,22 @@ int main(void)
 		_exit(child());
 	}
 
-	aio_expect_msg(to_parent[0], 'a');
+	ax_expect_msg(to_parent[0], 'a');
 	/* the child's attempts changed nothing here */
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 	pt_sleep_ms(100);	/* the child sleeps in poll by now */
-	aio_prep_pwrite(&cb, file, data, sizeof(data), 0, 5);
-	aio_submit1(ctx, &cb);
-	aio_expect_msg(to_parent[0], 'b');
-	aio_expect_avail(fd, ctx, 1);
-	CHECK_EQ(aio_reap(ctx, 1, 2, ev, 0), 1);
-	aio_check_event(&ev[0], 5, sizeof(data));
-	aio_send(to_child[1], 'c');
+	ax_prep_pwrite(&cb, file, data, sizeof(data), 0, 5);
+	ax_submit1(ctx, &cb);
+	ax_expect_msg(to_parent[0], 'b');
+	ax_expect_avail(fd, ctx, 1);
+	CHECK_EQ(ax_reap(ctx, 1, 2, ev, 0), 1);
+	ax_check_event(&ev[0], 5, sizeof(data));
+	ax_send(to_child[1], 'c');
 
-	aio_expect_msg(to_parent[0], 'd');
+	ax_expect_msg(to_parent[0], 'd');
 	pt_sleep_ms(200);	/* asleep in read and poll by now */
-	aio_destroy(ctx);
-	aio_expect_hup(fd);
+	ax_destroy(ctx);
+	ax_expect_hup(fd);
 
 	while (waitpid(pid, &status, 0) < 0)
 		CHECK(errno == EINTR);
@@ -101,20 +101,20 @@ int main(void)
 		FAIL("child: status %#x", status);
 
 	/* a child's exit does not touch a live context of ours either */
-	ctx = aio_setup(8);
+	ctx = ax_setup(8);
 	CHECK_SYS(close(fd));
-	fd = aio_fd(ctx, 0);
+	fd = ax_fd(ctx, 0);
 	pid = CHECK_SYS(fork());
 	if (pid == 0)
-		_exit(aio_revents(fd, POLLIN, 0) == 0 ? PT_PASS : PT_FAIL);
+		_exit(ax_revents(fd, POLLIN, 0) == 0 ? PT_PASS : PT_FAIL);
 	while (waitpid(pid, &status, 0) < 0)
 		CHECK(errno == EINTR);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == PT_PASS);
-	aio_expect_empty(fd);
-	aio_submit1(ctx, &cb);
-	aio_expect_avail(fd, ctx, 1);
+	ax_expect_empty(fd);
+	ax_submit1(ctx, &cb);
+	ax_expect_avail(fd, ctx, 1);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

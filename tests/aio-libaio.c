@@ -57,7 +57,7 @@ int main(void)
 	struct io_event ev[N];
 	struct timespec zero = { 0, 0 };
 	struct epoll_event e = { .events = EPOLLIN };
-	struct aio_trigger t;
+	struct ax_trigger t;
 	io_context_t lctx = NULL;
 	aio_context_t ctx;
 	int fd, ep, file, r;
@@ -76,26 +76,26 @@ int main(void)
 	if (r)
 		FAIL("libaio io_setup: %d (%s)", r, strerror(-r));
 	ctx = (aio_context_t)(uintptr_t)lctx;
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
-	file = aio_tmpfile("/tmp", 0);
-	aio_expect_empty(fd);
+	file = ax_tmpfile("/tmp", 0);
+	ax_expect_empty(fd);
 	CHECK_EQ(la_getevents(lctx, 0, N, ev, &zero), 0);
 
 	/* N buffered writes through libaio */
 	for (int i = 0; i < N; i++) {
 		memset(data[i], 'a' + i % 26, sizeof(data[i]));
-		aio_prep_pwrite(&cbs[i], file, data[i], sizeof(data[i]),
-				(off_t)i * (off_t)sizeof(data[i]), 500 + i);
+		ax_prep_pwrite(&cbs[i], file, data[i], sizeof(data[i]),
+			       (off_t)i * (off_t)sizeof(data[i]), 500 + i);
 		ptrs[i] = &cbs[i];
 	}
 	CHECK_EQ(la_submit(lctx, N, ptrs), N);
 	CHECK_EQ(wait_epoll(ep, PT_WAIT_MS), EPOLLIN);
-	aio_expect_avail(fd, ctx, N);
+	ax_expect_avail(fd, ctx, N);
 	/* reap some with libaio's zero timeout, the rest blocking */
 	CHECK_EQ(la_getevents(lctx, 1, 10, ev, &zero), 10);
-	aio_expect_avail(fd, ctx, N - 10);
+	ax_expect_avail(fd, ctx, N - 10);
 	CHECK_EQ(la_getevents(lctx, N - 10, N, ev + 10, NULL), N - 10);
 	for (int i = 0; i < N; i++)
 		if (ev[i].data < 500 || ev[i].data >= 500 + N ||
@@ -103,7 +103,7 @@ int main(void)
 			FAIL("libaio event %d: {data %llu, res %lld}", i,
 			     (unsigned long long)ev[i].data,
 			     (long long)ev[i].res);
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 	CHECK_EQ(wait_epoll(ep, 0), 0);
 	CHECK_EQ(la_getevents(lctx, 0, N, ev, &zero), 0);
 	for (int i = 0; i < N; i++) {
@@ -116,24 +116,24 @@ int main(void)
 
 	/* an asynchronous completion (a pipe poll) wakes epoll_wait; then
 	 * libaio's zero-timeout io_getevents finds it */
-	aio_trigger_init(&t, ctx, AIO_TRIGGER_PIPE, 100, 900);
+	ax_trigger_init(&t, ctx, AX_TRIGGER_PIPE, 100, 900);
 	CHECK_EQ(la_getevents(lctx, 0, N, ev, &zero), 0);
-	aio_trigger_start(&t);
+	ax_trigger_start(&t);
 	CHECK_EQ(wait_epoll(ep, PT_WAIT_MS), EPOLLIN);
-	CHECK(aio_trigger_fired(&t));
-	aio_trigger_join(&t);
-	aio_expect_avail(fd, ctx, 1);
+	CHECK(ax_trigger_fired(&t));
+	ax_trigger_join(&t);
+	ax_expect_avail(fd, ctx, 1);
 	CHECK_EQ(la_getevents(lctx, 0, N, ev, &zero), 1);
-	aio_trigger_check(&t, &ev[0]);
-	aio_trigger_fini(&t);
-	aio_expect_empty(fd);
+	ax_trigger_check(&t, &ev[0]);
+	ax_trigger_fini(&t);
+	ax_expect_empty(fd);
 
 	/* libaio's io_destroy hangs the object up */
 	r = la_destroy(lctx);
 	if (r)
 		FAIL("libaio io_destroy: %d (%s)", r, strerror(-r));
 	CHECK_EQ(wait_epoll(ep, PT_WAIT_MS), EPOLLHUP);
-	aio_expect_hup(fd);
+	ax_expect_hup(fd);
 
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));

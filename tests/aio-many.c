@@ -48,65 +48,65 @@ int main(void)
 	int ep, file, ofd[4], n;
 
 	pt_watchdog(60);
-	ctx = aio_setup(8);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(8);
+	file = ax_tmpfile("/tmp", 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	for (int i = 0; i < M; i++) {
-		fds[i] = aio_fd(ctx, i % 2 ? POLLFS_NONBLOCK : 0);
+		fds[i] = ax_fd(ctx, i % 2 ? POLLFS_NONBLOCK : 0);
 		e.events = EPOLLIN;
 		e.data.u32 = (uint32_t)i;
 		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e));
 	}
 	/* other contexts, each with an object */
 	for (int i = 0; i < 4; i++) {
-		other[i] = aio_setup(4);
-		ofd[i] = aio_fd(other[i], POLLFS_NONBLOCK);
+		other[i] = ax_setup(4);
+		ofd[i] = ax_fd(other[i], POLLFS_NONBLOCK);
 	}
 
 	CHECK_EQ(poll_all(0, 0), 0);
 	CHECK_EQ(CHECK_SYS(epoll_wait(ep, evs, M + 1, 0)), 0);
 
 	/* one completion: all M readable at once */
-	aio_prep_pwrite(&cb, file, data, sizeof(data), 0, 1);
-	aio_submit1(ctx, &cb);
+	ax_prep_pwrite(&cb, file, data, sizeof(data), 0, 1);
+	ax_submit1(ctx, &cb);
 	CHECK_EQ(poll_all(POLLIN, 0), M);
 	n = CHECK_SYS(epoll_wait(ep, evs, M + 1, 0));
 	CHECK_EQ(n, M);
 	for (int i = 0; i < n; i++)
 		CHECK_EQ(evs[i].events, EPOLLIN);
 	for (int i = 0; i < M; i++)
-		aio_expect_avail(fds[i], ctx, 1);
+		ax_expect_avail(fds[i], ctx, 1);
 	for (int i = 0; i < 4; i++)
-		aio_expect_empty(ofd[i]);
+		ax_expect_empty(ofd[i]);
 
 	/* one reap: all quiet */
-	CHECK_EQ(aio_reap(ctx, 1, 4, ioev, 0), 1);
+	CHECK_EQ(ax_reap(ctx, 1, 4, ioev, 0), 1);
 	CHECK_EQ(poll_all(0, 0), 0);
 	CHECK_EQ(CHECK_SYS(epoll_wait(ep, evs, M + 1, 0)), 0);
 
 	/* a completion on another context wakes only its own object */
-	aio_submit1(other[2], &cb);
+	ax_submit1(other[2], &cb);
 	for (int i = 0; i < 4; i++)
 		if (i == 2)
-			aio_expect_avail(ofd[i], other[i], 1);
+			ax_expect_avail(ofd[i], other[i], 1);
 		else
-			aio_expect_empty(ofd[i]);
+			ax_expect_empty(ofd[i]);
 	CHECK_EQ(poll_all(0, 0), 0);
 
 	/* a completion wakes a poll() asleep on all M */
 	{
-		struct aio_trigger t;
+		struct ax_trigger t;
 
-		aio_trigger_init(&t, ctx, AIO_TRIGGER_PIPE, 100, 7);
-		aio_trigger_start(&t);
+		ax_trigger_init(&t, ctx, AX_TRIGGER_PIPE, 100, 7);
+		ax_trigger_start(&t);
 		CHECK_EQ(poll_all(0, PT_WAIT_MS), M);
-		CHECK(aio_trigger_fired(&t));
-		aio_trigger_join(&t);
+		CHECK(ax_trigger_fired(&t));
+		ax_trigger_join(&t);
 		for (int i = 0; i < M; i++)
 			CHECK_EQ(pfds[i].revents, POLLIN);
-		CHECK_EQ(aio_reap(ctx, 1, 4, ioev, 0), 1);
-		aio_trigger_check(&t, &ioev[0]);
-		aio_trigger_fini(&t);
+		CHECK_EQ(ax_reap(ctx, 1, 4, ioev, 0), 1);
+		ax_trigger_check(&t, &ioev[0]);
+		ax_trigger_fini(&t);
 	}
 
 	/* close a third before the destroy; the rest hang up together */
@@ -114,7 +114,7 @@ int main(void)
 		CHECK_SYS(close(fds[i]));
 		fds[i] = -1;	/* poll ignores it */
 	}
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	{
 		int hups = 0;
 
@@ -133,17 +133,17 @@ int main(void)
 	for (int i = 0; i < M; i++) {
 		if (fds[i] < 0)
 			continue;
-		aio_expect_hup(fds[i]);
+		ax_expect_hup(fds[i]);
 		CHECK_SYS(close(fds[i]));
 	}
 	/* the other contexts live on */
 	for (int i = 0; i < 4; i++) {
 		if (i == 2)
-			aio_expect_avail(ofd[i], other[i], 1);
+			ax_expect_avail(ofd[i], other[i], 1);
 		else
-			aio_expect_empty(ofd[i]);
-		aio_destroy(other[i]);
-		aio_expect_hup(ofd[i]);
+			ax_expect_empty(ofd[i]);
+		ax_destroy(other[i]);
+		ax_expect_hup(ofd[i]);
 		CHECK_SYS(close(ofd[i]));
 	}
 	CHECK_SYS(close(ep));

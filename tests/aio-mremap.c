@@ -21,15 +21,15 @@ int main(void)
 	void *to, *p;
 
 	pt_watchdog(60);
-	ctx = aio_setup(8);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
-	file = aio_tmpfile("/tmp", 0);
-	aio_prep_pwrite(&cb, file, data, sizeof(data), 0, 1);
+	ctx = ax_setup(8);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
+	ax_prep_pwrite(&cb, file, data, sizeof(data), 0, 1);
 
 	/* the ring's length: io_setup maps whole pages */
 	len = (size_t)sysconf(_SC_PAGESIZE);
-	while (len < sizeof(struct aio_ring_head) +
-		     (size_t)aio_ring(ctx)->nr * sizeof(struct io_event))
+	while (len < sizeof(struct ax_ring_head) +
+		     (size_t)ax_ring(ctx)->nr * sizeof(struct io_event))
 		len += (size_t)sysconf(_SC_PAGESIZE);
 	to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(to != MAP_FAILED);
@@ -41,17 +41,17 @@ int main(void)
 	CHECK(moved != ctx);
 
 	/* the kernel follows the move */
-	CHECK_ERR(aio_sys_getevents(ctx, 0, 4, ev, NULL), EINVAL);
-	CHECK_EQ(aio_sys_getevents(moved, 0, 4, ev, NULL), 0);
-	CHECK_ERR(aio_fd_try(ctx, 0), EINVAL);
-	fd2 = aio_fd(moved, POLLFS_NONBLOCK);
+	CHECK_ERR(ax_sys_getevents(ctx, 0, 4, ev, NULL), EINVAL);
+	CHECK_EQ(ax_sys_getevents(moved, 0, 4, ev, NULL), 0);
+	CHECK_ERR(ax_fd_try(ctx, 0), EINVAL);
+	fd2 = ax_fd(moved, POLLFS_NONBLOCK);
 
 	/* the old object follows the context */
-	aio_expect_empty(fd);
-	aio_expect_empty(fd2);
-	aio_submit1(moved, &cb);
-	CHECK_EQ(aio_revents(fd, POLLIN, 0), POLLIN);
-	CHECK_EQ(aio_read_rec(fd, &pev), AIO_EVENT_SIZE);
+	ax_expect_empty(fd);
+	ax_expect_empty(fd2);
+	ax_submit1(moved, &cb);
+	CHECK_EQ(ax_revents(fd, POLLIN, 0), POLLIN);
+	CHECK_EQ(ax_read_rec(fd, &pev), AX_EVENT_SIZE);
 	CHECK_EQ(pev.available, 1);
 	if (pev.ctx != ctx && pev.ctx != moved)
 		FAIL("read ctx %#llx: neither the old id %#llx nor the new "
@@ -59,15 +59,15 @@ int main(void)
 		     (unsigned long long)ctx, (unsigned long long)moved);
 	pt_diag("an object made before the move reports the %s id",
 		pev.ctx == ctx ? "old" : "new");
-	aio_expect_avail(fd2, moved, 1);
-	CHECK_EQ(aio_reap(moved, 1, 4, ev, 0), 1);
-	aio_check_event(&ev[0], 1, sizeof(data));
-	aio_expect_empty(fd);
-	aio_expect_empty(fd2);
+	ax_expect_avail(fd2, moved, 1);
+	CHECK_EQ(ax_reap(moved, 1, 4, ev, 0), 1);
+	ax_check_event(&ev[0], 1, sizeof(data));
+	ax_expect_empty(fd);
+	ax_expect_empty(fd2);
 
-	aio_destroy(moved);
-	aio_expect_hup(fd);
-	aio_expect_hup(fd2);
+	ax_destroy(moved);
+	ax_expect_hup(fd);
+	ax_expect_hup(fd2);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(fd2));
 	CHECK_SYS(close(file));

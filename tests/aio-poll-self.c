@@ -23,8 +23,8 @@ static void wait_avail(int fd, aio_context_t ctx, uint64_t n, const char *what)
 	struct pollfs_aio_event ev;
 
 	for (;;) {
-		CHECK(aio_revents(fd, POLLIN, PT_WAIT_MS) & POLLIN);
-		CHECK_EQ(aio_read_rec(fd, &ev), AIO_EVENT_SIZE);
+		CHECK(ax_revents(fd, POLLIN, PT_WAIT_MS) & POLLIN);
+		CHECK_EQ(ax_read_rec(fd, &ev), AX_EVENT_SIZE);
 		CHECK_EQ(ev.ctx, ctx);
 		if (ev.available > n)
 			FAIL("%s: %llu completions, expected %llu", what,
@@ -47,11 +47,11 @@ static void reap_check(aio_context_t ctx, int n, int polls)
 	int got = 0, npoll = 0;
 
 	while (got < n)
-		got += (int)aio_reap(ctx, 1, n - got, ev + got, 0);
+		got += (int)ax_reap(ctx, 1, n - got, ev + got, 0);
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data >= 100) {
 			npoll++;
-			if (!aio_pipe_poll_res(ev[i].res))
+			if (!ax_pipe_poll_res(ev[i].res))
 				FAIL("poll iocb %llu: res %#llx, expected "
 				     "POLLIN", (unsigned long long)ev[i].data,
 				     (unsigned long long)ev[i].res);
@@ -68,22 +68,22 @@ static void submit_write(aio_context_t ctx, uint64_t id)
 {
 	struct iocb cb;
 
-	aio_prep_pwrite(&cb, file, data, sizeof(data), 0, id);
-	aio_submit1(ctx, &cb);
+	ax_prep_pwrite(&cb, file, data, sizeof(data), 0, id);
+	ax_submit1(ctx, &cb);
 }
 
 static void submit_poll(aio_context_t ctx, int fd, uint64_t id)
 {
 	struct iocb cb;
 
-	aio_prep_poll(&cb, fd, POLLIN, id);
-	aio_submit1(ctx, &cb);
+	ax_prep_poll(&cb, fd, POLLIN, id);
+	ax_submit1(ctx, &cb);
 }
 
 static int exit_with_self_poll(void *unused)
 {
-	aio_context_t ctx = aio_setup(8);
-	int fd = aio_fd(ctx, 0), ep;
+	aio_context_t ctx = ax_setup(8);
+	int fd = ax_fd(ctx, 0), ep;
 	struct epoll_event e = { .events = EPOLLIN };
 
 	(void)unused;
@@ -105,41 +105,41 @@ int main(void)
 	int64_t t0;
 
 	pt_watchdog(60);
-	file = aio_tmpfile("/tmp", 0);
-	ctx = aio_setup(32);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
+	ctx = ax_setup(32);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 
 	/* submitted while empty: pending; a write completes both */
 	submit_poll(ctx, fd, 100);
-	aio_expect_empty(fd);
-	CHECK_EQ(aio_revents(fd, POLLIN, 100), 0);
+	ax_expect_empty(fd);
+	CHECK_EQ(ax_revents(fd, POLLIN, 100), 0);
 	submit_write(ctx, 1);
 	wait_avail(fd, ctx, 2, "write + self poll");
 	reap_check(ctx, 2, 1);
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 
 	/* submitted while readable: completes inside io_submit */
 	submit_write(ctx, 2);
 	submit_poll(ctx, fd, 101);
-	aio_expect_avail(fd, ctx, 2);
+	ax_expect_avail(fd, ctx, 2);
 	reap_check(ctx, 2, 1);
 
 	/* eight pending polls of the object, one write */
 	for (int i = 0; i < 8; i++)
 		submit_poll(ctx, fd, 110 + i);
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 	submit_write(ctx, 3);
 	wait_avail(fd, ctx, 9, "write + 8 self polls");
 	reap_check(ctx, 9, 8);
 
 	/* two contexts, each polling the other's object, both ways round */
-	ctx2 = aio_setup(32);
-	fd2 = aio_fd(ctx2, POLLFS_NONBLOCK);
+	ctx2 = ax_setup(32);
+	fd2 = ax_fd(ctx2, POLLFS_NONBLOCK);
 	for (int round = 0; round < 2; round++) {
 		submit_poll(ctx, fd2, 120);
 		submit_poll(ctx2, fd, 121);
-		aio_expect_empty(fd);
-		aio_expect_empty(fd2);
+		ax_expect_empty(fd);
+		ax_expect_empty(fd2);
 		submit_write(round ? ctx2 : ctx, 4);
 		/* one write and one poll on one ring, one poll on the other */
 		wait_avail(fd, ctx, round ? 1 : 2, "crossed polls, ctx");
@@ -155,12 +155,12 @@ int main(void)
 		e.data.u64 = 0;
 		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 		submit_poll(ctx, ep, 130);
-		aio_expect_empty(fd);
-		CHECK_EQ(aio_revents(ep, POLLIN, 100), 0);
+		ax_expect_empty(fd);
+		CHECK_EQ(ax_revents(ep, POLLIN, 100), 0);
 		submit_write(ctx, 5);
 		wait_avail(fd, ctx, 2, et ? "epoll ET poll" : "epoll poll");
 		reap_check(ctx, 2, 1);
-		aio_expect_empty(fd);
+		ax_expect_empty(fd);
 		CHECK_SYS(close(ep));
 	}
 
@@ -173,22 +173,22 @@ int main(void)
 	submit_poll(ctx, ep, 141);
 	submit_poll(ctx2, fd, 142);
 	t0 = pt_mono();
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	CHECK(pt_mono() - t0 < MS(2000));
-	aio_expect_hup(fd);
+	ax_expect_hup(fd);
 	/* ctx2's poll of fd completes with the hang-up */
 	wait_avail(fd2, ctx2, 1, "poll of a destroyed context's object");
 	{
 		struct io_event ev;
 
-		CHECK_EQ(aio_reap(ctx2, 1, 1, &ev, 0), 1);
+		CHECK_EQ(ax_reap(ctx2, 1, 1, &ev, 0), 1);
 		CHECK_EQ(ev.data, 142);
 		CHECK(ev.res & POLLHUP);
 	}
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(fd2));
-	aio_destroy(ctx2);
+	ax_destroy(ctx2);
 
 	/* a process exits with such polls pending, their fds closed */
 	for (int i = 0; i < 5; i++)

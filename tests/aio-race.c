@@ -44,12 +44,12 @@ static void *submitter(void *unused)
 		if (n > N - next)
 			n = N - next;
 		for (long i = 0; i < n; i++)
-			aio_prep_pwrite(&cbs[i], file, wbuf, LEN,
-					((next + i) % 64) * LEN,
-					(uint64_t)(next + i));
+			ax_prep_pwrite(&cbs[i], file, wbuf, LEN,
+				       ((next + i) % 64) * LEN,
+				       (uint64_t)(next + i));
 		/* counted before they can complete */
 		add(&submitted, n);
-		r = aio_sys_submit(ctx, n, ptrs);
+		r = ax_sys_submit(ctx, n, ptrs);
 		if (r < 0 && errno == EAGAIN) {
 			r = 0;		/* the ring is full: wait for reaps */
 			add(&eagain, 1);
@@ -88,13 +88,13 @@ static void *reaper(void *unused)
 
 		if (rounds++ % 2) {
 			/* sleep in io_getevents itself */
-			n = aio_reap(ctx, 1, 64, ev, PT_WAIT_MS);
+			n = ax_reap(ctx, 1, 64, ev, PT_WAIT_MS);
 			if (n == 0)
 				FAIL("io_getevents: nothing within %d ms, "
 				     "%ld submitted, %ld reaped", PT_WAIT_MS,
 				     load(&submitted), load(&reaped));
 		} else {
-			short rev = aio_revents(fd_poll, POLLIN, PT_WAIT_MS);
+			short rev = ax_revents(fd_poll, POLLIN, PT_WAIT_MS);
 
 			polls++;
 			if (rev != POLLIN)
@@ -103,7 +103,7 @@ static void *reaper(void *unused)
 				     (unsigned)rev, PT_WAIT_MS,
 				     load(&submitted), load(&reaped));
 			/* POLLIN promised at least one */
-			n = aio_reap(ctx, 1, 64, ev, 0);
+			n = ax_reap(ctx, 1, 64, ev, 0);
 		}
 		take(ev, n);
 	}
@@ -133,11 +133,11 @@ static void *block_checker(void *unused)
 	(void)unused;
 	for (;;) {
 		long r1 = load(&reaped);
-		ssize_t r = aio_read_rec(fd_block, &pev);
+		ssize_t r = ax_read_rec(fd_block, &pev);
 
 		if (r == 0)
 			break;		/* io_destroy at the end */
-		if (r != AIO_EVENT_SIZE)
+		if (r != AX_EVENT_SIZE)
 			FAIL("blocking read: %zd, errno %d (%s)", r, errno,
 			     strerror(errno));
 		check_bound(&pev, r1, "blocking reader");
@@ -158,11 +158,11 @@ int main(void)
 
 	pt_watchdog(200);
 	memset(wbuf, 'r', sizeof(wbuf));
-	ctx = aio_setup(128);
-	file = aio_tmpfile("/tmp", 0);
-	fd_block = aio_fd(ctx, 0);
-	fd_nb = aio_fd(ctx, POLLFS_NONBLOCK);
-	fd_poll = aio_fd(ctx, 0);
+	ctx = ax_setup(128);
+	file = ax_tmpfile("/tmp", 0);
+	fd_block = ax_fd(ctx, 0);
+	fd_nb = ax_fd(ctx, POLLFS_NONBLOCK);
+	fd_poll = ax_fd(ctx, 0);
 
 	t0 = pt_mono();
 	CHECK_EQ(pthread_create(&blk, NULL, block_checker, NULL), 0);
@@ -171,11 +171,11 @@ int main(void)
 
 	while (load(&reaped) < N) {
 		long r1 = load(&reaped);
-		ssize_t r = aio_read_rec(fd_nb, &pev);
+		ssize_t r = ax_read_rec(fd_nb, &pev);
 
 		if (r < 0 && errno == EAGAIN) {
 			nb_empty++;
-		} else if (r == AIO_EVENT_SIZE) {
+		} else if (r == AX_EVENT_SIZE) {
 			check_bound(&pev, r1, "non-blocking reader");
 			nb_reads++;
 		} else {
@@ -195,14 +195,14 @@ int main(void)
 	for (int i = 0; i < N; i++)
 		if (!seen[i])
 			FAIL("completion %d was never reaped", i);
-	aio_expect_empty(fd_nb);
-	aio_expect_empty(fd_poll);
+	ax_expect_empty(fd_nb);
+	ax_expect_empty(fd_poll);
 
 	done = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	pthread_join(blk, NULL);
-	aio_expect_hup(fd_block);
+	ax_expect_hup(fd_block);
 	pt_diag("%d completions in %lld ms; %ld full-ring EAGAINs; reads: "
 		"%ld non-blocking (%ld empty), %ld blocking", N,
 		(long long)((pt_mono() - t0) / NSEC_PER_MSEC), load(&eagain),

@@ -53,10 +53,10 @@ int main(void)
 	int file;
 
 	pt_watchdog(60);
-	ctx = aio_setup(8);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(8);
+	file = ax_tmpfile("/tmp", 0);
 	memset(&rd, 0, sizeof(rd));
-	rd.fd = aio_fd(ctx, 0);
+	rd.fd = ax_fd(ctx, 0);
 
 	/* without SA_RESTART: EINTR */
 	set_handler(0);
@@ -76,18 +76,18 @@ int main(void)
 	CHECK_EQ(pthread_kill(th, SIGUSR1), 0);
 	pt_sleep_ms(200);
 	CHECK_EQ(caught, 2);
-	aio_prep_pwrite(&cb, file, data, sizeof(data), 0, 3);
-	aio_submit1(ctx, &cb);
+	ax_prep_pwrite(&cb, file, data, sizeof(data), 0, 3);
+	ax_submit1(ctx, &cb);
 	pthread_join(th, NULL);
-	if (rd.r != AIO_EVENT_SIZE)
+	if (rd.r != AX_EVENT_SIZE)
 		FAIL("restarted read: %zd, errno %d (%s)", rd.r, rd.err,
 		     strerror(rd.err));
 	CHECK_EQ(rd.ev.ctx, ctx);
 	CHECK_EQ(rd.ev.available, 1);
-	CHECK_EQ(aio_reap(ctx, 1, 2, ev, 0), 1);
+	CHECK_EQ(ax_reap(ctx, 1, 2, ev, 0), 1);
 
 	CHECK_SYS(close(rd.fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

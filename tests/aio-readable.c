@@ -46,73 +46,73 @@ int main(void)
 	int fd, file, ep;
 
 	pt_watchdog(60);
-	ctx = aio_setup(16);
-	fd = aio_fd(ctx, 0);
+	ctx = ax_setup(16);
+	fd = ax_fd(ctx, 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	e.events = EPOLLIN;
 	e.data.u64 = 7;
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
-	file = aio_tmpfile("/tmp", 0);
+	file = ax_tmpfile("/tmp", 0);
 	memset(data, 'x', sizeof(data));
 
 	/* nothing submitted: nothing to report */
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 	CHECK(!select_readable(fd));
 	CHECK_EQ(epoll_count(ep, 0), 0);
 
 	for (int round = 0; round < 3; round++) {
 		/* a buffered write on tmpfs completes inside io_submit */
-		aio_prep_pwrite(&cb, file, data, sizeof(data),
-				round * (off_t)sizeof(data), 100 + round);
-		aio_submit1(ctx, &cb);
+		ax_prep_pwrite(&cb, file, data, sizeof(data),
+			       round * (off_t)sizeof(data), 100 + round);
+		ax_submit1(ctx, &cb);
 
-		CHECK_EQ(aio_revents(fd, POLLIN | POLLOUT | POLLPRI, 0),
+		CHECK_EQ(ax_revents(fd, POLLIN | POLLOUT | POLLPRI, 0),
 			 POLLIN);
 		CHECK(select_readable(fd));
 		CHECK_EQ(epoll_count(ep, 0), 1);
 		CHECK_EQ(epoll_count(ep, 0), 1);	/* level-triggered */
 
 		/* reading does not reap */
-		aio_expect_avail(fd, ctx, 1);
-		aio_expect_avail(fd, ctx, 1);
+		ax_expect_avail(fd, ctx, 1);
+		ax_expect_avail(fd, ctx, 1);
 		/* a larger buffer still gets one record */
-		CHECK_EQ(read(fd, evs, sizeof(evs)), AIO_EVENT_SIZE);
+		CHECK_EQ(read(fd, evs, sizeof(evs)), AX_EVENT_SIZE);
 		CHECK_EQ(evs[0].ctx, ctx);
 		CHECK_EQ(evs[0].available, 1);
-		CHECK_EQ(aio_ring(ctx)->tail - aio_ring(ctx)->head, 1);
+		CHECK_EQ(ax_ring(ctx)->tail - ax_ring(ctx)->head, 1);
 
 		/* io_getevents reaps it, exactly as without pollfs */
-		CHECK_EQ(aio_reap(ctx, 1, 4, ioev, 0), 1);
-		aio_check_event(&ioev[0], 100 + round, sizeof(data));
+		CHECK_EQ(ax_reap(ctx, 1, 4, ioev, 0), 1);
+		ax_check_event(&ioev[0], 100 + round, sizeof(data));
 		CHECK_EQ(ioev[0].obj, (uint64_t)(uintptr_t)&cb);
 
-		aio_expect_empty(fd);
+		ax_expect_empty(fd);
 		CHECK(!select_readable(fd));
 		CHECK_EQ(epoll_count(ep, 0), 0);
 		/* nor does it come back by itself */
 		CHECK_EQ(epoll_count(ep, 100), 0);
-		aio_expect_empty(fd);
+		ax_expect_empty(fd);
 	}
 
 	/* the same through an O_NONBLOCK object */
 	{
-		int nb = aio_fd(ctx, POLLFS_NONBLOCK);
+		int nb = ax_fd(ctx, POLLFS_NONBLOCK);
 
 		CHECK_ERR(read(nb, evs, sizeof(evs)), EAGAIN);
-		aio_prep_pwrite(&cb, file, data, 16, 0, 9);
-		aio_submit1(ctx, &cb);
-		aio_expect_avail(nb, ctx, 1);
-		aio_expect_avail(fd, ctx, 1);
-		CHECK_EQ(aio_reap(ctx, 1, 4, ioev, 0), 1);
-		aio_check_event(&ioev[0], 9, 16);
+		ax_prep_pwrite(&cb, file, data, 16, 0, 9);
+		ax_submit1(ctx, &cb);
+		ax_expect_avail(nb, ctx, 1);
+		ax_expect_avail(fd, ctx, 1);
+		CHECK_EQ(ax_reap(ctx, 1, 4, ioev, 0), 1);
+		ax_check_event(&ioev[0], 9, 16);
 		CHECK_ERR(read(nb, evs, sizeof(evs)), EAGAIN);
-		aio_expect_empty(fd);
+		ax_expect_empty(fd);
 		CHECK_SYS(close(nb));
 	}
 
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

@@ -14,94 +14,94 @@ int main(void)
 	static char data[64];
 	struct iocb cbs[8], *ptrs[8];
 	struct io_event ev[16];
-	volatile struct aio_ring_head *ring;
+	volatile struct ax_ring_head *ring;
 	aio_context_t ctx;
 	unsigned int nr, tail;
 	int fd, file;
 
 	pt_watchdog(60);
-	ctx = aio_setup(16);
-	ring = aio_ring(ctx);
+	ctx = ax_setup(16);
+	ring = ax_ring(ctx);
 	nr = ring->nr;
 	pt_diag("ring of %u events", nr);
 	CHECK(nr > 8);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
-	file = aio_tmpfile("/tmp", 0);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
 
 	for (int i = 0; i < 8; i++) {
-		aio_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
+		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
 		ptrs[i] = &cbs[i];
 	}
-	aio_submit(ctx, 5, ptrs);
-	aio_expect_avail(fd, ctx, 5);
+	ax_submit(ctx, 5, ptrs);
+	ax_expect_avail(fd, ctx, 5);
 	tail = ring->tail;
 	CHECK_EQ((tail - ring->head + nr) % nr, 5);
 
 	/* user space reaps two by moving the head */
 	ring->head = (ring->head + 2) % nr;
-	aio_expect_avail(fd, ctx, 3);
+	ax_expect_avail(fd, ctx, 3);
 	/* and all of them */
 	ring->head = tail;
-	aio_expect_empty(fd);
-	CHECK_EQ(aio_reap(ctx, 0, 16, ev, 0), 0);
+	ax_expect_empty(fd);
+	CHECK_EQ(ax_reap(ctx, 0, 16, ev, 0), 0);
 
 	/* a head beyond the ring size counts modulo it, as for the kernel */
-	aio_submit(ctx, 4, ptrs);
+	ax_submit(ctx, 4, ptrs);
 	tail = ring->tail;
 	ring->head = tail + nr;		/* == tail modulo nr: nothing left */
-	aio_expect_empty(fd);
-	CHECK_EQ(aio_reap(ctx, 0, 16, ev, 0), 0);
+	ax_expect_empty(fd);
+	CHECK_EQ(ax_reap(ctx, 0, 16, ev, 0), 0);
 
 	ring->head = (tail + nr - 3) % nr + 2 * nr;	/* three left */
-	aio_expect_avail(fd, ctx, 3);
-	CHECK_EQ(aio_reap(ctx, 0, 16, ev, 0), 3);
-	aio_expect_empty(fd);
+	ax_expect_avail(fd, ctx, 3);
+	CHECK_EQ(ax_reap(ctx, 0, 16, ev, 0), 3);
+	ax_expect_empty(fd);
 
 	/* a head past the tail: the kernel sees nr - 1 - ... unreaped; pollfs
 	 * must report exactly what io_getevents then hands out */
-	aio_submit(ctx, 1, ptrs);
+	ax_submit(ctx, 1, ptrs);
 	tail = ring->tail;
 	ring->head = (tail + 1) % nr;
 	{
 		struct pollfs_aio_event pev;
 		long got;
 
-		CHECK_EQ(aio_read_rec(fd, &pev), AIO_EVENT_SIZE);
+		CHECK_EQ(ax_read_rec(fd, &pev), AX_EVENT_SIZE);
 		CHECK_EQ(pev.ctx, ctx);
 		CHECK_EQ(pev.available, nr - 1);
 		got = 0;
 		while (got < (long)nr - 1)
-			got += aio_reap(ctx, 1, 16, ev, 0);
+			got += ax_reap(ctx, 1, 16, ev, 0);
 		CHECK_EQ(got, nr - 1);
 	}
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 
 	/* and ordinary use goes on */
-	aio_submit(ctx, 2, ptrs);
-	aio_expect_avail(fd, ctx, 2);
-	CHECK_EQ(aio_reap(ctx, 2, 16, ev, 0), 2);
-	aio_expect_empty(fd);
+	ax_submit(ctx, 2, ptrs);
+	ax_expect_avail(fd, ctx, 2);
+	CHECK_EQ(ax_reap(ctx, 2, 16, ev, 0), 2);
+	ax_expect_empty(fd);
 
 	/* exact counts while head and tail wrap round the ring many times */
 	for (unsigned int round = 0, done = 0; done < 4 * nr; round++) {
 		unsigned int k = 1 + round % 8, left = k;
 
-		aio_submit(ctx, k, ptrs);
-		aio_expect_avail(fd, ctx, k);
+		ax_submit(ctx, k, ptrs);
+		ax_expect_avail(fd, ctx, k);
 		while (left) {
 			unsigned int r = 1 + (round + left) % left;
 
-			CHECK_EQ(aio_reap(ctx, r, r, ev, 0), r);
+			CHECK_EQ(ax_reap(ctx, r, r, ev, 0), r);
 			left -= r;
 			if (left)
-				aio_expect_avail(fd, ctx, left);
+				ax_expect_avail(fd, ctx, left);
 		}
-		aio_expect_empty(fd);
+		ax_expect_empty(fd);
 		done += k;
 	}
 
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

@@ -20,9 +20,9 @@ static void complete(int fd, aio_context_t ctx, int n, struct io_event *ev)
 	struct pollfs_aio_event pev;
 
 	for (;;) {
-		if (aio_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
+		if (ax_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
 			FAIL("no POLLIN while waiting for %d completions", n);
-		CHECK_EQ(aio_read_rec(fd, &pev), AIO_EVENT_SIZE);
+		CHECK_EQ(ax_read_rec(fd, &pev), AX_EVENT_SIZE);
 		CHECK_RANGE(pev.available, 1, n);
 		if ((int)pev.available == n)
 			break;
@@ -31,8 +31,8 @@ static void complete(int fd, aio_context_t ctx, int n, struct io_event *ev)
 			     (unsigned long long)pev.available, n);
 		pt_sleep_ms(1);
 	}
-	CHECK_EQ(aio_reap(ctx, n, n, ev, 0), n);
-	aio_expect_empty(fd);
+	CHECK_EQ(ax_reap(ctx, n, n, ev, 0), n);
+	ax_expect_empty(fd);
 }
 
 /* The event of data d among n. */
@@ -54,9 +54,9 @@ int main(void)
 	char check[BLK];
 
 	pt_watchdog(60);
-	ctx = aio_setup(32);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(32);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
 	for (int i = 0; i < 8; i++)
 		ptrs[i] = &cbs[i];
 	for (int b = 0; b < 4; b++)
@@ -65,15 +65,15 @@ int main(void)
 
 	/* writes: plain, vectored, sparse far out, and one from a bad
 	 * buffer, which completes with -EFAULT */
-	aio_prep_pwrite(&cbs[0], file, wbuf[0], BLK, 0, 10);
+	ax_prep_pwrite(&cbs[0], file, wbuf[0], BLK, 0, 10);
 	wv[0] = (struct iovec){ wbuf[1], 100 };
 	wv[1] = (struct iovec){ wbuf[1] + 100, BLK - 200 };
 	wv[2] = (struct iovec){ wbuf[1] + BLK - 100, 100 };
-	aio_prep_rw(&cbs[1], IOCB_CMD_PWRITEV, file, wv, 3, BLK, 11);
-	aio_prep_pwrite(&cbs[2], file, wbuf[2], BLK, 16 * BLK, 12);
-	aio_prep_pwrite(&cbs[3], file, (void *)(uintptr_t)4096, BLK, 2 * BLK,
-			13);
-	aio_submit(ctx, 4, ptrs);
+	ax_prep_rw(&cbs[1], IOCB_CMD_PWRITEV, file, wv, 3, BLK, 11);
+	ax_prep_pwrite(&cbs[2], file, wbuf[2], BLK, 16 * BLK, 12);
+	ax_prep_pwrite(&cbs[3], file, (void *)(uintptr_t)4096, BLK, 2 * BLK,
+		       13);
+	ax_submit(ctx, 4, ptrs);
 	complete(fd, ctx, 4, ev);
 	CHECK_EQ(find(ev, 4, 10)->res, BLK);
 	CHECK_EQ(find(ev, 4, 11)->res, BLK);
@@ -97,21 +97,21 @@ int main(void)
 	cbs[1] = cbs[0];
 	cbs[1].aio_lio_opcode = IOCB_CMD_FDSYNC;
 	cbs[1].aio_data = 21;
-	aio_submit(ctx, 2, ptrs);
+	ax_submit(ctx, 2, ptrs);
 	complete(fd, ctx, 2, ev);
 	CHECK_EQ(find(ev, 2, 20)->res, 0);
 	CHECK_EQ(find(ev, 2, 21)->res, 0);
 
 	/* reads: plain, vectored, a hole, short at the end of the file */
 	memset(rbuf, 0x5a, sizeof(rbuf));
-	aio_prep_pread(&cbs[0], file, rbuf[0], BLK, 0, 30);
+	ax_prep_pread(&cbs[0], file, rbuf[0], BLK, 0, 30);
 	rv[0] = (struct iovec){ rbuf[1], 1 };
 	rv[1] = (struct iovec){ rbuf[1] + 1, BLK - 2 };
 	rv[2] = (struct iovec){ rbuf[1] + BLK - 1, 1 };
-	aio_prep_rw(&cbs[1], IOCB_CMD_PREADV, file, rv, 3, BLK, 31);
-	aio_prep_pread(&cbs[2], file, rbuf[2], BLK, 8 * BLK, 32);
-	aio_prep_pread(&cbs[3], file, rbuf[3], BLK, 16 * BLK + BLK / 2, 33);
-	aio_submit(ctx, 4, ptrs);
+	ax_prep_rw(&cbs[1], IOCB_CMD_PREADV, file, rv, 3, BLK, 31);
+	ax_prep_pread(&cbs[2], file, rbuf[2], BLK, 8 * BLK, 32);
+	ax_prep_pread(&cbs[3], file, rbuf[3], BLK, 16 * BLK + BLK / 2, 33);
+	ax_submit(ctx, 4, ptrs);
 	complete(fd, ctx, 4, ev);
 	CHECK_EQ(find(ev, 4, 30)->res, BLK);
 	CHECK_EQ(find(ev, 4, 31)->res, BLK);
@@ -127,13 +127,13 @@ int main(void)
 	CHECK_EQ((unsigned char)rbuf[3][BLK / 2], 0x5a);	/* untouched */
 
 	/* at the end of the file: a read of 0 bytes completes too */
-	aio_prep_pread(&cbs[0], file, rbuf[0], BLK, 100 * BLK, 40);
-	aio_submit(ctx, 1, ptrs);
+	ax_prep_pread(&cbs[0], file, rbuf[0], BLK, 100 * BLK, 40);
+	ax_submit(ctx, 1, ptrs);
 	complete(fd, ctx, 1, ev);
-	aio_check_event(&ev[0], 40, 0);
+	ax_check_event(&ev[0], 40, 0);
 
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

@@ -42,7 +42,7 @@ static int recv_fd(int s, aio_context_t *ctx)
 	struct cmsghdr *cm;
 	int fd;
 
-	CHECK(aio_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
+	CHECK(ax_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
@@ -87,23 +87,23 @@ static int owner(void *arg)
 	aio_context_t ctx;
 	char c;
 
-	ctx = aio_setup(8);
-	fd = aio_fd(ctx, 0);
-	file = aio_tmpfile("/tmp", 0);
+	ctx = ax_setup(8);
+	fd = ax_fd(ctx, 0);
+	file = ax_tmpfile("/tmp", 0);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
 	send_fd(s, fd, ctx);
 	if (how != KEEP_AND_EXIT)
 		CHECK_SYS(close(fd));
-	aio_expect_msg(s, 'g');
-	aio_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
-	aio_prep_poll(&cbs[1], pfd[0], POLLIN, 2);	/* stays in flight */
-	aio_submit(ctx, 2, ptrs);
-	aio_expect_msg(s, 'x');
+	ax_expect_msg(s, 'g');
+	ax_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 1);
+	ax_prep_poll(&cbs[1], pfd[0], POLLIN, 2);	/* stays in flight */
+	ax_submit(ctx, 2, ptrs);
+	ax_expect_msg(s, 'x');
 	switch (how) {
 	case DESTROY:
-		aio_destroy(ctx);
+		ax_destroy(ctx);
 		/* and stay alive until the receiver saw it */
-		CHECK(aio_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
+		CHECK(ax_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
 		CHECK_EQ(read(s, &c, 1), 0);
 		break;
 	case KILLED:
@@ -136,28 +136,28 @@ int main(void)
 		fd = recv_fd(sock[0], &ctx);
 		pt_diag("%s: received fd %d for context %#llx", cname[how], fd,
 			(unsigned long long)ctx);
-		aio_expect_empty(fd);
+		ax_expect_empty(fd);
 		/* not our context: no object of ours can name it */
-		CHECK_ERR(aio_fd_try(ctx, 0), EINVAL);
+		CHECK_ERR(ax_fd_try(ctx, 0), EINVAL);
 
-		aio_send(sock[0], 'g');
-		if (aio_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
+		ax_send(sock[0], 'g');
+		if (ax_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
 			FAIL("%s: the owner's completion did not wake the "
 			     "receiver", cname[how]);
-		aio_expect_avail(fd, ctx, 1);
+		ax_expect_avail(fd, ctx, 1);
 
-		aio_send(sock[0], 'x');
+		ax_send(sock[0], 'x');
 		t0 = pt_mono();
 		/* events 0: sleep for POLLHUP alone, not the POLLIN of the
 		 * completion the owner leaves unreaped */
-		if (aio_revents(fd, 0, PT_WAIT_MS) != POLLHUP) {
+		if (ax_revents(fd, 0, PT_WAIT_MS) != POLLHUP) {
 			show_state(pid, fd);
 			FAIL("%s: no POLLHUP within %d ms", cname[how],
 			     PT_WAIT_MS);
 		}
 		pt_diag("%s: POLLHUP after %lld ms", cname[how],
 			(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
-		aio_expect_hup(fd);
+		ax_expect_hup(fd);
 		CHECK_SYS(close(sock[0]));
 		while (waitpid(pid, &status, 0) < 0)
 			CHECK(errno == EINTR);
@@ -165,7 +165,7 @@ int main(void)
 			CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 		else if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
 			FAIL("%s: owner status %#x", cname[how], status);
-		aio_expect_hup(fd);
+		ax_expect_hup(fd);
 		CHECK_SYS(close(fd));
 	}
 	return PT_PASS;

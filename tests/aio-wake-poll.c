@@ -19,7 +19,7 @@ static bool wait_readable(int kind, int fd, int ep, int epet)
 {
 	switch (kind) {
 	case W_POLL:
-		return aio_revents(fd, POLLIN, PT_WAIT_MS) == POLLIN;
+		return ax_revents(fd, POLLIN, PT_WAIT_MS) == POLLIN;
 	case W_SELECT: {
 		struct timeval tv = { PT_WAIT_MS / 1000, 0 };
 		fd_set r;
@@ -44,47 +44,47 @@ static bool wait_readable(int kind, int fd, int ep, int epet)
 
 int main(void)
 {
-	struct aio_trigger t;
+	struct ax_trigger t;
 	struct io_event ev[4];
 	struct epoll_event e = { .events = EPOLLIN };
 	aio_context_t ctx;
 	int fd, ep, epet;
 
 	pt_watchdog(120);
-	ctx = aio_setup(16);
-	fd = aio_fd(ctx, 0);
+	ctx = ax_setup(16);
+	fd = ax_fd(ctx, 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	epet = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	e.events = EPOLLIN | EPOLLET;
 	CHECK_SYS(epoll_ctl(epet, EPOLL_CTL_ADD, fd, &e));
 
-	for (int mode = 0; mode < AIO_TRIGGER_MODES; mode++) {
+	for (int mode = 0; mode < AX_TRIGGER_MODES; mode++) {
 		for (int w = 0; w < W_KINDS; w++) {
 			uint64_t data = (uint64_t)(mode * 16 + w);
 			int64_t t0;
 
-			aio_expect_empty(fd);
-			aio_trigger_init(&t, ctx, mode, 150, data);
-			aio_expect_empty(fd);
+			ax_expect_empty(fd);
+			ax_trigger_init(&t, ctx, mode, 150, data);
+			ax_expect_empty(fd);
 			t0 = pt_mono();
-			aio_trigger_start(&t);
+			ax_trigger_start(&t);
 			if (!wait_readable(w, fd, ep, epet))
 				FAIL("%s: %s not woken by a completion within "
-				     "%d ms", aio_trigger_name(mode), wname[w],
+				     "%d ms", ax_trigger_name(mode), wname[w],
 				     PT_WAIT_MS);
-			if (!aio_trigger_fired(&t))
+			if (!ax_trigger_fired(&t))
 				FAIL("%s: %s woke before the completion was "
-				     "caused", aio_trigger_name(mode), wname[w]);
+				     "caused", ax_trigger_name(mode), wname[w]);
 			pt_diag("%s woken by %s after %lld ms", wname[w],
-				aio_trigger_name(mode),
+				ax_trigger_name(mode),
 				(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
-			aio_trigger_join(&t);
-			aio_expect_avail(fd, ctx, 1);
-			CHECK_EQ(aio_reap(ctx, 1, 4, ev, 0), 1);
-			aio_trigger_check(&t, &ev[0]);
-			aio_trigger_fini(&t);
-			aio_expect_empty(fd);
+			ax_trigger_join(&t);
+			ax_expect_avail(fd, ctx, 1);
+			CHECK_EQ(ax_reap(ctx, 1, 4, ev, 0), 1);
+			ax_trigger_check(&t, &ev[0]);
+			ax_trigger_fini(&t);
+			ax_expect_empty(fd);
 			/* drain the edge-triggered set's report, if any */
 			{
 				struct epoll_event x[2];
@@ -97,6 +97,6 @@ int main(void)
 	CHECK_SYS(close(epet));
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

@@ -10,7 +10,7 @@
 
 struct reader {
 	int fd;
-	struct aio_trigger *t;
+	struct ax_trigger *t;
 	ssize_t r;
 	int err;
 	bool fired_first;
@@ -22,9 +22,9 @@ static void *reader_main(void *arg)
 {
 	struct reader *rd = arg;
 
-	rd->r = aio_read_rec(rd->fd, &rd->ev);
+	rd->r = ax_read_rec(rd->fd, &rd->ev);
 	rd->err = errno;
-	rd->fired_first = aio_trigger_fired(rd->t);
+	rd->fired_first = ax_trigger_fired(rd->t);
 	return NULL;
 }
 
@@ -33,55 +33,55 @@ enum { READERS = 3 };
 int main(void)
 {
 	struct reader rd[READERS];
-	struct aio_trigger t;
+	struct ax_trigger t;
 	struct io_event ev[4];
 	aio_context_t ctx;
 	int fd;
 
 	pt_watchdog(60);
-	ctx = aio_setup(16);
-	fd = aio_fd(ctx, 0);
+	ctx = ax_setup(16);
+	fd = ax_fd(ctx, 0);
 
-	for (int mode = 0; mode < AIO_TRIGGER_MODES; mode++) {
+	for (int mode = 0; mode < AX_TRIGGER_MODES; mode++) {
 		for (int n = 1; n <= READERS; n += READERS - 1) {
 			int64_t t0 = pt_mono();
 
-			aio_expect_empty(fd);
-			aio_trigger_init(&t, ctx, mode, 200, 40 + mode);
+			ax_expect_empty(fd);
+			ax_trigger_init(&t, ctx, mode, 200, 40 + mode);
 			for (int i = 0; i < n; i++) {
 				rd[i].fd = fd;
 				rd[i].t = &t;
 				CHECK_EQ(pthread_create(&rd[i].thread, NULL,
 							reader_main, &rd[i]), 0);
 			}
-			aio_trigger_start(&t);
+			ax_trigger_start(&t);
 			/* the watchdog fails a read that never returns */
 			for (int i = 0; i < n; i++) {
 				pthread_join(rd[i].thread, NULL);
-				if (rd[i].r != AIO_EVENT_SIZE)
+				if (rd[i].r != AX_EVENT_SIZE)
 					FAIL("%s: blocking read returned %zd, "
 					     "errno %d (%s)",
-					     aio_trigger_name(mode), rd[i].r,
+					     ax_trigger_name(mode), rd[i].r,
 					     rd[i].err, strerror(rd[i].err));
 				if (!rd[i].fired_first)
 					FAIL("%s: blocking read returned before "
 					     "the completion was caused",
-					     aio_trigger_name(mode));
+					     ax_trigger_name(mode));
 				CHECK_EQ(rd[i].ev.ctx, ctx);
 				CHECK_EQ(rd[i].ev.available, 1);
 			}
 			pt_diag("%d blocking read(s) woken by %s after %lld ms",
-				n, aio_trigger_name(mode),
+				n, ax_trigger_name(mode),
 				(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
-			aio_trigger_join(&t);
-			aio_expect_avail(fd, ctx, 1);
-			CHECK_EQ(aio_reap(ctx, 1, 4, ev, 0), 1);
-			aio_trigger_check(&t, &ev[0]);
-			aio_trigger_fini(&t);
+			ax_trigger_join(&t);
+			ax_expect_avail(fd, ctx, 1);
+			CHECK_EQ(ax_reap(ctx, 1, 4, ev, 0), 1);
+			ax_trigger_check(&t, &ev[0]);
+			ax_trigger_fini(&t);
 		}
 	}
-	aio_expect_empty(fd);
+	ax_expect_empty(fd);
 	CHECK_SYS(close(fd));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }

@@ -3,7 +3,7 @@
  * POLLFS_CLOEXEC sets FD_CLOEXEC and its absence does not; across execve
  * the first is closed and the second stays open.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <stdio.h>
 #include <sys/wait.h>
@@ -41,14 +41,14 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "--after-exec") == 0)
 		return after_exec(atoi(argv[2]), atoi(argv[3]));
 
-	with = pt_timer(POLLFS_CLOEXEC);
+	with = tmr_new(POLLFS_CLOEXEC);
 	CHECK(CHECK_SYS(fcntl(with, F_GETFD)) & FD_CLOEXEC);
-	without = pt_timer(0);
+	without = tmr_new(0);
 	CHECK(!(CHECK_SYS(fcntl(without, F_GETFD)) & FD_CLOEXEC));
-	nb = pt_timer(POLLFS_NONBLOCK);
+	nb = tmr_new(POLLFS_NONBLOCK);
 	CHECK(!(CHECK_SYS(fcntl(nb, F_GETFD)) & FD_CLOEXEC));
 	CHECK_SYS(close(nb));
-	nb = pt_timer(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	nb = tmr_new(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	CHECK(CHECK_SYS(fcntl(nb, F_GETFD)) & FD_CLOEXEC);
 	CHECK_SYS(close(nb));
 

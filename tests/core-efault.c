@@ -3,7 +3,7 @@
  * A bad argument pointer gives EFAULT and creates nothing; a write or a
  * read whose buffer is not mapped gives EFAULT.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/mman.h>
 
@@ -44,7 +44,7 @@ int main(void)
 	t = CHECK_SYS(ioctl(dev, POLLFS_IOC_TIMER, hole - 8));
 	CHECK_SYS(close(t));
 
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	CHECK_ERR(write(t, null, 40), EFAULT);
 	CHECK_ERR(write(t, hole, 40), EFAULT);
 	CHECK_ERR(write(t, hole - 20, 40), EFAULT);
@@ -53,12 +53,12 @@ int main(void)
 	pt_expect_empty(t);
 
 	/* a ready record and nowhere to put it */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	CHECK_ERR(read(t, null, 40), EFAULT);
 	/* whether the failed copy consumed the record is not specified:
 	 * make a new one */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	CHECK_ERR(read(t, hole, 40), EFAULT);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Unknown ioctls, on /dev/pollfs and on an object, fail with ENOTTY. */
-#include "lib.h"
+#include "timer.h"
 
 #include <termios.h>
 
@@ -40,7 +40,7 @@ int main(void)
 	CHECK_SYS(close(probe));
 
 	/* An object has no ioctls of its own, not even the creating ones. */
-	t = pt_timer(0);
+	t = tmr_new(0);
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		pt_diag("ioctl %#lx on a timer", unknown[i]);
 		CHECK_ERR(ioctl(t, unknown[i], arg), ENOTTY);

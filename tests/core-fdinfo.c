@@ -19,6 +19,7 @@
 #include "aio.h"
 #include "futex.h"
 #include "signal.h"
+#include "timer.h"
 
 #include <stdio.h>
 
@@ -162,13 +163,13 @@ static void test_timer(void)
 	int fd;
 
 	/* new: CLOCK_MONOTONIC, disarmed */
-	fd = pt_timer(POLLFS_NONBLOCK);
+	fd = tmr_new(POLLFS_NONBLOCK);
 	expect_lines(fd, "clockid: 1\nticks: 0\nsettime flags: 0x0\n"
 		     "it_value: (0, 0)\nit_interval: (0, 0)\n");
 
 	/* armed, relative, on CLOCK_REALTIME */
 	t0 = pt_mono();
-	pt_arm(fd, CLOCK_REALTIME, 0, MS(5000), MS(2500));
+	tmr_arm(fd, CLOCK_REALTIME, 0, MS(5000), MS(2500));
 	ti = timer_info(fd);
 	t1 = pt_mono();
 	CHECK_EQ(ti.clockid, CLOCK_REALTIME);
@@ -179,7 +180,7 @@ static void test_timer(void)
 
 	/* armed, absolute, on CLOCK_MONOTONIC and CLOCK_BOOTTIME */
 	t0 = pt_mono();
-	pt_arm(fd, CLOCK_MONOTONIC, POLLFS_TIMER_ABSTIME, t0 + MS(3000), 0);
+	tmr_arm(fd, CLOCK_MONOTONIC, POLLFS_TIMER_ABSTIME, t0 + MS(3000), 0);
 	ti = timer_info(fd);
 	t1 = pt_mono();
 	CHECK_EQ(ti.clockid, CLOCK_MONOTONIC);
@@ -187,8 +188,8 @@ static void test_timer(void)
 	CHECK_RANGE(ti.value, MS(3000) - (t1 - t0), MS(3000));
 	CHECK_EQ(ti.interval, 0);
 	t0 = pt_now(CLOCK_BOOTTIME);
-	pt_arm(fd, CLOCK_BOOTTIME, POLLFS_TIMER_ABSTIME, t0 + MS(4000),
-	       MS(1500) + 7);
+	tmr_arm(fd, CLOCK_BOOTTIME, POLLFS_TIMER_ABSTIME, t0 + MS(4000),
+		MS(1500) + 7);
 	ti = timer_info(fd);
 	t1 = pt_now(CLOCK_BOOTTIME);
 	CHECK_EQ(ti.clockid, CLOCK_BOOTTIME);
@@ -198,18 +199,18 @@ static void test_timer(void)
 	CHECK_EQ(ti.interval, MS(1500) + 7);
 
 	/* an expired one-shot: a tick, no expiry left; read: none */
-	pt_arm(fd, CLOCK_MONOTONIC, 0, MS(10), 0);
+	tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(10), 0);
 	pt_wait_readable(fd, PT_WAIT_MS);
 	expect_lines(fd, "clockid: 1\nticks: 1\nsettime flags: 0x0\n"
 		     "it_value: (0, 0)\nit_interval: (0, 0)\n");
-	pt_read_event(fd, &ev);
+	tmr_read_event(fd, &ev);
 	expect_lines(fd, "clockid: 1\nticks: 0\nsettime flags: 0x0\n"
 		     "it_value: (0, 0)\nit_interval: (0, 0)\n");
 
 	/* an expired periodic timer, not read: reading fdinfo re-arms it,
 	 * counting the periods missed, and keeps the count for the read */
 	t0 = pt_mono();
-	pt_arm(fd, CLOCK_MONOTONIC, 0, MS(40), MS(40));
+	tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(40), MS(40));
 	pt_sleep_ms(250);
 	ti = timer_info(fd);
 	t1 = pt_mono();
@@ -217,11 +218,11 @@ static void test_timer(void)
 	CHECK_RANGE(ti.value, 1, MS(40));
 	CHECK_EQ(ti.interval, MS(40));
 	CHECK(pt_poll_in(fd, 0));
-	pt_read_event(fd, &ev);
+	tmr_read_event(fd, &ev);
 	CHECK(ev.expirations >= ti.ticks);
 
 	/* disarmed */
-	pt_disarm(fd);
+	tmr_disarm(fd);
 	expect_lines(fd, "clockid: 1\nticks: 0\nsettime flags: 0x0\n"
 		     "it_value: (0, 0)\nit_interval: (0, 0)\n");
 	CHECK_SYS(close(fd));
@@ -302,21 +303,21 @@ static void test_futex(void)
 
 static void test_aio(void)
 {
-	aio_context_t ctx = aio_setup(8);
+	aio_context_t ctx = ax_setup(8);
 	struct io_event done[4];
 	struct iocb cb[3], *cbs[3] = { &cb[0], &cb[1], &cb[2] };
 	static char buf[3][256];
 	int fd, file;
 
-	file = aio_tmpfile("/tmp", 0);
-	fd = aio_fd(ctx, POLLFS_NONBLOCK);
+	file = ax_tmpfile("/tmp", 0);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	expect_lines(fd, "ctx: %#llx\nstate: live\navailable: 0\n",
 		     (unsigned long long)ctx);
 
 	for (int i = 0; i < 3; i++)
-		aio_prep_pwrite(&cb[i], file, buf[i], sizeof(buf[i]),
-				i * sizeof(buf[i]), i);
-	aio_submit(ctx, 3, cbs);
+		ax_prep_pwrite(&cb[i], file, buf[i], sizeof(buf[i]),
+			       i * sizeof(buf[i]), i);
+	ax_submit(ctx, 3, cbs);
 	pt_wait_readable(fd, PT_WAIT_MS);
 	{
 		int64_t end = pt_mono() + MS(PT_WAIT_MS);
@@ -331,14 +332,14 @@ static void test_aio(void)
 	}
 	expect_lines(fd, "ctx: %#llx\nstate: live\navailable: 3\n",
 		     (unsigned long long)ctx);
-	aio_reap(ctx, 2, 2, done, PT_WAIT_MS);
+	ax_reap(ctx, 2, 2, done, PT_WAIT_MS);
 	expect_lines(fd, "ctx: %#llx\nstate: live\navailable: 1\n",
 		     (unsigned long long)ctx);
-	aio_reap(ctx, 1, 4, done, PT_WAIT_MS);
+	ax_reap(ctx, 1, 4, done, PT_WAIT_MS);
 	expect_lines(fd, "ctx: %#llx\nstate: live\navailable: 0\n",
 		     (unsigned long long)ctx);
 
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	expect_lines(fd, "ctx: %#llx\nstate: destroyed\n",
 		     (unsigned long long)ctx);
 	CHECK_SYS(close(fd));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* readlink /proc/self/fd/N of a timer is "pollfs:[timer]". */
-#include "lib.h"
+#include "timer.h"
 
 #include <stdio.h>
 
@@ -24,11 +24,11 @@ int main(void)
 
 	dev = pt_dev();
 	check_link(dev, "/dev/pollfs");
-	t1 = pt_timer(0);
-	t2 = pt_timer(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	t1 = tmr_new(0);
+	t2 = tmr_new(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	check_link(t1, "pollfs:[timer]");
 	check_link(t2, "pollfs:[timer]");
-	pt_arm(t1, CLOCK_MONOTONIC, 0, MS(1), MS(1));
+	tmr_arm(t1, CLOCK_MONOTONIC, 0, MS(1), MS(1));
 	check_link(t1, "pollfs:[timer]");
 	CHECK_SYS(close(t1));
 	CHECK_SYS(close(t2));

@@ -13,6 +13,7 @@
 #include "aio.h"
 #include "futex.h"
 #include "signal.h"
+#include "timer.h"
 
 #include <stdio.h>
 #include <sys/inotify.h>
@@ -56,7 +57,7 @@ static int check_all_kinds(void *nobody)
 	check_root_owned("signal", fd);
 	CHECK_SYS(close(fd));
 
-	fd = pt_timer(0);
+	fd = tmr_new(0);
 	check_root_owned("timer", fd);
 	CHECK_SYS(close(fd));
 
@@ -64,11 +65,11 @@ static int check_all_kinds(void *nobody)
 	check_root_owned("futex", fd);
 	CHECK_SYS(close(fd));
 
-	ctx = aio_setup(4);
-	fd = aio_fd(ctx, 0);
+	ctx = ax_setup(4);
+	fd = ax_fd(ctx, 0);
 	check_root_owned("aio", fd);
 	CHECK_SYS(close(fd));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	return PT_PASS;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* An object cannot seek: lseek gives ESPIPE, whatever its state. */
-#include "lib.h"
+#include "timer.h"
 
 static void check_lseek(int fd)
 {
@@ -18,14 +18,14 @@ int main(void)
 
 	pt_watchdog(50);
 
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	check_lseek(t);
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	check_lseek(t);
 	/* the record is still there, untouched */
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	check_lseek(t);
 	CHECK_SYS(close(t));
 	return PT_PASS;

@@ -5,7 +5,7 @@
  * O_NONBLOCK later with fcntl makes the read give EAGAIN, and clearing it
  * makes it sleep again.
  */
-#include "lib.h"
+#include "timer.h"
 
 static struct pollfs_timer_event ev;
 
@@ -14,10 +14,10 @@ static void blocking_read(int t, int64_t wait)
 {
 	int64_t t0 = pt_mono();
 
-	pt_arm(t, CLOCK_MONOTONIC, 0, wait, 0);
-	pt_read_event(t, &ev);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, wait, 0);
+	tmr_read_event(t, &ev);
 	CHECK(pt_mono() - t0 >= wait);
-	pt_check_oneshot_event(&ev);
+	tmr_check_oneshot(&ev);
 }
 
 int main(void)
@@ -27,28 +27,28 @@ int main(void)
 
 	pt_watchdog(50);
 
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	CHECK(CHECK_SYS(fcntl(t, F_GETFL)) & O_NONBLOCK);
 	CHECK_ERR(read(t, buf, sizeof(buf)), EAGAIN);
 	/* armed, not yet expired: still EAGAIN */
-	pt_arm(t, CLOCK_MONOTONIC, 0, 10 * NSEC_PER_SEC, 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, 10 * NSEC_PER_SEC, 0);
 	CHECK_ERR(read(t, buf, sizeof(buf)), EAGAIN);
 	CHECK_SYS(close(t));
 
-	t = pt_timer(0);
+	t = tmr_new(0);
 	fl = CHECK_SYS(fcntl(t, F_GETFL));
 	CHECK(!(fl & O_NONBLOCK));
 	blocking_read(t, MS(100));
 
 	CHECK_SYS(fcntl(t, F_SETFL, fl | O_NONBLOCK));
 	CHECK_ERR(read(t, buf, sizeof(buf)), EAGAIN);
-	pt_arm(t, CLOCK_MONOTONIC, 0, 10 * NSEC_PER_SEC, 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, 10 * NSEC_PER_SEC, 0);
 	CHECK_ERR(read(t, buf, sizeof(buf)), EAGAIN);
 	/* a ready record is returned all the same */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_ERR(read(t, buf, sizeof(buf)), EAGAIN);
 
 	CHECK_SYS(fcntl(t, F_SETFL, fl));

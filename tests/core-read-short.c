@@ -5,7 +5,7 @@
  * (not EAGAIN), on an empty blocking one (without sleeping), and on one
  * with a ready record, which it leaves in place.
  */
-#include "lib.h"
+#include "timer.h"
 
 static const size_t sizes[] = { 0, 1, 8, 16, 39 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -18,27 +18,27 @@ int main(void)
 
 	pt_watchdog(50);
 
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < NSIZES; i++)
 		CHECK_ERR(read(t, buf, sizes[i]), EINVAL);
 	CHECK_SYS(close(t));
 
 	/* blocking and empty: must fail at once, not sleep (watchdog) */
-	t = pt_timer(0);
+	t = tmr_new(0);
 	for (size_t i = 0; i < NSIZES; i++)
 		CHECK_ERR(read(t, buf, sizes[i]), EINVAL);
-	pt_arm(t, CLOCK_MONOTONIC, 0, 100 * NSEC_PER_SEC, 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, 100 * NSEC_PER_SEC, 0);
 	for (size_t i = 0; i < NSIZES; i++)
 		CHECK_ERR(read(t, buf, sizes[i]), EINVAL);
 
 	/* a ready record survives the short reads */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	for (size_t i = 0; i < NSIZES; i++)
 		CHECK_ERR(read(t, buf, sizes[i]), EINVAL);
 	CHECK(pt_poll_in(t, 0));
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	pt_expect_empty(t);
 	CHECK_SYS(close(t));
 	return PT_PASS;

@@ -3,7 +3,7 @@
  * An unprivileged user (uid and gid 65534, no capabilities) can open
  * /dev/pollfs, create a timer and use it.
  */
-#include "lib.h"
+#include "timer.h"
 
 static int child(void *unused)
 {
@@ -23,10 +23,10 @@ static int child(void *unused)
 	CHECK_SYS(close(dev));
 
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
-	pt_read_event(t, &ev);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
+	tmr_read_event(t, &ev);
 	CHECK(pt_mono() - t0 >= MS(5));
-	pt_check_oneshot_event(&ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 	return PT_PASS;
 }

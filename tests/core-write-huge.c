@@ -15,6 +15,7 @@
 #include "aio.h"
 #include "futex.h"
 #include "signal.h"
+#include "timer.h"
 
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -73,17 +74,17 @@ static int create(enum kind k)
 	case K_SIGNAL:
 		return ps_signal(ps_bit(SIGUSR1), 0);
 	case K_TIMER: {
-		int fd = pt_timer(0);
+		int fd = tmr_new(0);
 
 		/* armed, so that the zeros of the write change something */
-		pt_arm(fd, CLOCK_MONOTONIC, 0, MS(60000), MS(60000));
+		tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(60000), MS(60000));
 		return fd;
 	}
 	case K_FUTEX:
 		return fx_new(0);
 	case K_AIO:
-		ctx = aio_setup(8);
-		return aio_fd(ctx, 0);
+		ctx = ax_setup(8);
+		return ax_fd(ctx, 0);
 	}
 	return -1;
 }

@@ -4,7 +4,7 @@
  * changes nothing: it neither arms a disarmed timer nor disarms an armed
  * one.
  */
-#include "lib.h"
+#include "timer.h"
 
 static const size_t sizes[] = { 0, 1, 8, 24, 39 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -17,10 +17,10 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	arm = pt_spec(CLOCK_MONOTONIC, 0, MS(1), 0);
-	disarm = pt_spec(CLOCK_MONOTONIC, 0, 0, 0);
+	arm = tmr_spec(CLOCK_MONOTONIC, 0, MS(1), 0);
+	disarm = tmr_spec(CLOCK_MONOTONIC, 0, 0, 0);
 
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < NSIZES; i++)
 		CHECK_ERR(write(t, &arm, sizes[i]), EINVAL);
 	/* not armed: nothing after well past 1 ms */
@@ -28,14 +28,14 @@ int main(void)
 	pt_expect_empty(t);
 
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(200), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(200), 0);
 	for (size_t i = 0; i < NSIZES; i++)
 		CHECK_ERR(write(t, &disarm, sizes[i]), EINVAL);
 	/* still armed: it fires, and not early */
 	pt_wait_readable(t, PT_WAIT_MS);
 	CHECK(pt_mono() - t0 >= MS(200));
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 	return PT_PASS;
 }

@@ -14,6 +14,7 @@
  * more objects as were made of its kind: the counts are the right ones.
  */
 #include "futex.h"
+#include "timer.h"
 
 #include <linux/aio_abi.h>
 #include <sys/resource.h>
@@ -119,13 +120,13 @@ static int make(int dev, int k, aio_context_t ctx, unsigned int flags)
 		fd = CHECK_SYS(ioctl(dev, POLLFS_IOC_TIMER, &o));
 		switch (turn++ % 50) {
 		case 0:		/* periodic, running */
-			pt_arm(fd, CLOCK_MONOTONIC, 0, MS(1), MS(2));
+			tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(1), MS(2));
 			break;
 		case 1: case 2: case 3:	/* fired, unread */
-			pt_arm(fd, CLOCK_MONOTONIC, 0, US(1), 0);
+			tmr_arm(fd, CLOCK_MONOTONIC, 0, US(1), 0);
 			break;
 		default:	/* armed, far away */
-			pt_arm(fd, CLOCK_MONOTONIC, 0, 3600 * NSEC_PER_SEC, 0);
+			tmr_arm(fd, CLOCK_MONOTONIC, 0, 3600 * NSEC_PER_SEC, 0);
 			break;
 		}
 		break;

@@ -216,66 +216,6 @@ int pt_dev_at(const char *file, int line)
 	return fd;
 }
 
-int pt_timer_try(unsigned int flags)
-{
-	struct pollfs_open op = { .flags = flags, .reserved = 0 };
-	int dev, fd, e;
-
-	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
-	if (dev < 0)
-		return -1;
-	fd = ioctl(dev, POLLFS_IOC_TIMER, &op);
-	e = errno;
-	close(dev);
-	errno = e;
-	return fd;
-}
-
-int pt_timer_at(const char *file, int line, unsigned int flags)
-{
-	int fd = pt_timer_try(flags);
-
-	if (fd < 0)
-		pt_fail_at(file, line,
-			   "creating a timer (flags %#x): errno %d (%s)",
-			   flags, errno, strerror(errno));
-	return fd;
-}
-
-struct pollfs_timer_spec pt_spec(clockid_t clk, unsigned int flags,
-				 int64_t value_ns, int64_t interval_ns)
-{
-	struct pollfs_timer_spec s;
-
-	memset(&s, 0, sizeof(s));
-	s.clockid = clk;
-	s.flags = flags;
-	s.value = pt_ns_ts(value_ns);
-	s.interval = pt_ns_ts(interval_ns);
-	return s;
-}
-
-ssize_t pt_timer_set(int fd, clockid_t clk, unsigned int flags,
-		     int64_t value_ns, int64_t interval_ns)
-{
-	struct pollfs_timer_spec s = pt_spec(clk, flags, value_ns, interval_ns);
-
-	return write(fd, &s, sizeof(s));
-}
-
-void pt_arm_at(const char *file, int line, int fd, clockid_t clk,
-	       unsigned int flags, int64_t value_ns, int64_t interval_ns)
-{
-	ssize_t r = pt_timer_set(fd, clk, flags, value_ns, interval_ns);
-
-	if (r != TIMER_SPEC_SIZE)
-		pt_fail_at(file, line,
-			   "arming timer fd %d (%s, flags %#x, value %lld ns, "
-			   "interval %lld ns): write returned %zd, errno %d (%s)",
-			   fd, pt_clock_name(clk), flags, (long long)value_ns,
-			   (long long)interval_ns, r, errno, strerror(errno));
-}
-
 bool pt_poll_in_at(const char *file, int line, int fd, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -315,21 +255,6 @@ void pt_wait_readable_at(const char *file, int line, int fd, int timeout_ms)
 			   "no wake-up", fd, timeout_ms);
 }
 
-void pt_read_event_at(const char *file, int line, int fd,
-		      struct pollfs_timer_event *ev)
-{
-	ssize_t r;
-
-	memset(ev, 0, sizeof(*ev));
-	do
-		r = read(fd, ev, sizeof(*ev));
-	while (r < 0 && errno == EINTR);
-	if (r != TIMER_EVENT_SIZE)
-		pt_fail_at(file, line,
-			   "read(timer fd %d, 40): returned %zd, errno %d (%s)",
-			   fd, r, errno, strerror(errno));
-}
-
 void pt_expect_empty_at(const char *file, int line, int fd)
 {
 	char buf[64];
@@ -354,22 +279,6 @@ void pt_expect_empty_at(const char *file, int line, int fd)
 			   "fd %d: non-blocking read with no record expected: "
 			   "returned %zd, errno %d (%s), expected EAGAIN",
 			   fd, r, e, strerror(e));
-}
-
-void pt_check_oneshot_event_at(const char *file, int line,
-			       const struct pollfs_timer_event *ev)
-{
-	if (ev->expirations != 1 || ev->remaining.tv_sec ||
-	    ev->remaining.tv_nsec || ev->interval.tv_sec ||
-	    ev->interval.tv_nsec)
-		pt_fail_at(file, line,
-			   "one-shot event: expirations %llu remaining "
-			   "%lld.%09lld interval %lld.%09lld, expected 1, 0, 0",
-			   (unsigned long long)ev->expirations,
-			   (long long)ev->remaining.tv_sec,
-			   (long long)ev->remaining.tv_nsec,
-			   (long long)ev->interval.tv_sec,
-			   (long long)ev->interval.tv_nsec);
 }
 
 /* ---- processes and privileges ---- */

@@ -6,6 +6,10 @@
  * Diagnostics are lines starting with "# ".  A failed check prints where it
  * failed, what it checked and what it saw, then ends the process with 1.
  * Include this header first: it defines _GNU_SOURCE.
+ *
+ * What works on any pollfs fd is here; the helpers of one kind of object
+ * are in its own header (timer.h, futex.h, signal.h, aio.h), which
+ * includes this one.  All of them are compiled once, into libpt.a.
  */
 #ifndef POLLFS_TESTS_LIB_H
 #define POLLFS_TESTS_LIB_H
@@ -46,12 +50,7 @@ enum { PT_PASS = 0, PT_FAIL = 1, PT_SKIP = 4 };
 /* How long a test waits for something that must happen (then it fails). */
 #define PT_WAIT_MS	10000
 
-#define TIMER_SPEC_SIZE		((ssize_t)sizeof(struct pollfs_timer_spec))
-#define TIMER_EVENT_SIZE	((ssize_t)sizeof(struct pollfs_timer_event))
-
 _Static_assert(sizeof(struct pollfs_open) == 8, "pollfs_open size");
-_Static_assert(sizeof(struct pollfs_timer_spec) == 40, "timer spec size");
-_Static_assert(sizeof(struct pollfs_timer_event) == 40, "timer event size");
 
 /* ---- reporting ---- */
 void pt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -138,25 +137,6 @@ const char *pt_clock_name(clockid_t clk);
 /* open("/dev/pollfs", O_RDWR | O_CLOEXEC), failing the test if it fails. */
 #define pt_dev() pt_dev_at(__FILE__, __LINE__)
 int pt_dev_at(const char *file, int line);
-/* POLLFS_IOC_TIMER; returns the fd, or -1 with errno. */
-int pt_timer_try(unsigned int flags);
-/* POLLFS_IOC_TIMER, failing the test if it fails. */
-#define pt_timer(flags) pt_timer_at(__FILE__, __LINE__, (flags))
-int pt_timer_at(const char *file, int line, unsigned int flags);
-
-struct pollfs_timer_spec pt_spec(clockid_t clk, unsigned int flags,
-				 int64_t value_ns, int64_t interval_ns);
-/* Writes one spec; returns what write() returned (errno kept). */
-ssize_t pt_timer_set(int fd, clockid_t clk, unsigned int flags,
-		     int64_t value_ns, int64_t interval_ns);
-/* Writes one spec and checks that all 40 bytes were accepted. */
-#define pt_arm(fd, clk, flags, value_ns, interval_ns)			\
-	pt_arm_at(__FILE__, __LINE__, (fd), (clk), (flags),		\
-		  (value_ns), (interval_ns))
-void pt_arm_at(const char *file, int line, int fd, clockid_t clk,
-	       unsigned int flags, int64_t value_ns, int64_t interval_ns);
-#define pt_disarm(fd) pt_arm(fd, CLOCK_MONOTONIC, 0, 0, 0)
-
 /* poll() for POLLIN up to timeout_ms (-1: forever); true if it is set. */
 #define pt_poll_in(fd, timeout_ms)					\
 	pt_poll_in_at(__FILE__, __LINE__, (fd), (timeout_ms))
@@ -166,21 +146,12 @@ bool pt_poll_in_at(const char *file, int line, int fd, int timeout_ms);
 #define pt_wait_readable(fd, timeout_ms)				\
 	pt_wait_readable_at(__FILE__, __LINE__, (fd), (timeout_ms))
 void pt_wait_readable_at(const char *file, int line, int fd, int timeout_ms);
-/* Reads one record, failing unless read() returns exactly 40 bytes. */
-#define pt_read_event(fd, ev) pt_read_event_at(__FILE__, __LINE__, (fd), (ev))
-void pt_read_event_at(const char *file, int line, int fd,
-		      struct pollfs_timer_event *ev);
 /*
  * Fails unless no record is ready now: no POLLIN, and a non-blocking read
  * gives EAGAIN (O_NONBLOCK is set for that read and restored).
  */
 #define pt_expect_empty(fd) pt_expect_empty_at(__FILE__, __LINE__, (fd))
 void pt_expect_empty_at(const char *file, int line, int fd);
-/* Fails unless a one-shot event: expirations 1, remaining 0, interval 0. */
-#define pt_check_oneshot_event(ev)					\
-	pt_check_oneshot_event_at(__FILE__, __LINE__, (ev))
-void pt_check_oneshot_event_at(const char *file, int line,
-			       const struct pollfs_timer_event *ev);
 
 /* ---- processes and privileges ---- */
 /*

@@ -20,14 +20,14 @@ static void write_one(aio_context_t ctx, int file, struct iocb *cb,
 {
 	static char buf[512];
 
-	aio_prep_pwrite(cb, file, buf, sizeof(buf), 0, data);
-	aio_submit1(ctx, cb);
+	ax_prep_pwrite(cb, file, buf, sizeof(buf), 0, data);
+	ax_submit1(ctx, cb);
 }
 
 /* Waits until the ring of ctx holds n unreaped completions. */
 static void wait_ring(aio_context_t ctx, unsigned int n)
 {
-	volatile struct aio_ring_head *ring = aio_ring(ctx);
+	volatile struct ax_ring_head *ring = ax_ring(ctx);
 	int64_t end = pt_mono() + MS(PT_WAIT_MS);
 
 	while ((ring->tail + ring->nr - ring->head) % ring->nr != n) {
@@ -61,7 +61,7 @@ static int create_in_child(void *arg)
 
 static void test_create(void)
 {
-	aio_context_t ctx = aio_setup(8), dead;
+	aio_context_t ctx = ax_setup(8), dead;
 	int fd;
 
 	CHECK_ERR(pollfs_aio(ctx, O_WRONLY), EINVAL);
@@ -69,8 +69,8 @@ static void test_create(void)
 	CHECK_ERR(pollfs_aio(ctx, POLLFS_NONBLOCK | 0x10000000), EINVAL);
 	CHECK_ERR(pollfs_aio(0, 0), EINVAL);
 	CHECK_ERR(pollfs_aio(ctx + 4096, 0), EINVAL);
-	dead = aio_setup(4);
-	aio_destroy(dead);
+	dead = ax_setup(4);
+	ax_destroy(dead);
 	CHECK_ERR(pollfs_aio(dead, 0), EINVAL);
 	CHECK_EQ(pt_run_child(create_in_child, &ctx, PT_WAIT_MS), 0);
 
@@ -82,20 +82,20 @@ static void test_create(void)
 	CHECK_EQ(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	CHECK_EQ(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	CHECK_SYS(close(fd));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 }
 
 /* ---- reading ---- */
 
 static void test_read(void)
 {
-	aio_context_t ctx = aio_setup(16);
+	aio_context_t ctx = ax_setup(16);
 	struct pollfs_aio_event ev;
 	struct io_event done[4];
 	struct iocb cb[3];
 	int fd, file;
 
-	file = aio_tmpfile("/tmp", 0);
+	file = ax_tmpfile("/tmp", 0);
 	fd = CHECK_SYS(pollfs_aio(ctx, POLLFS_NONBLOCK));
 	CHECK_ERR(pollfs_aio_read(fd, &ev), EAGAIN);
 	CHECK(!pt_poll_in(fd, 0));
@@ -112,21 +112,21 @@ static void test_read(void)
 	wait_ring(ctx, 3);
 	expect_record(fd, ctx, 3);
 
-	aio_reap(ctx, 2, 2, done, PT_WAIT_MS);
+	ax_reap(ctx, 2, 2, done, PT_WAIT_MS);
 	expect_record(fd, ctx, 1);
-	aio_reap(ctx, 1, 4, done, PT_WAIT_MS);
+	ax_reap(ctx, 1, 4, done, PT_WAIT_MS);
 	CHECK_ERR(pollfs_aio_read(fd, &ev), EAGAIN);
 	CHECK(!pt_poll_in(fd, 0));
 
 	/* the context destroyed: end of file, and POLLHUP */
 	write_one(ctx, file, &cb[0], 4);
 	wait_ring(ctx, 1);
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	memset(&ev, 0xa5, sizeof(ev));
 	CHECK_EQ(pollfs_aio_read(fd, &ev), 0);
 	CHECK_EQ(ev.ctx, 0xa5a5a5a5a5a5a5a5ULL);	/* nothing stored */
 	CHECK_EQ(pollfs_aio_read(fd, &ev), 0);
-	CHECK_EQ(aio_revents(fd, POLLIN, 0), POLLHUP);
+	CHECK_EQ(ax_revents(fd, POLLIN, 0), POLLHUP);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(file));
 }
@@ -156,14 +156,14 @@ static void start_reader(pthread_t *th)
 
 static void test_blocking(void)
 {
-	aio_context_t ctx = aio_setup(8);
+	aio_context_t ctx = ax_setup(8);
 	struct io_event done[1];
 	struct iocb cb;
 	pthread_t th;
 	void *ret;
 	int file;
 
-	file = aio_tmpfile("/tmp", 0);
+	file = ax_tmpfile("/tmp", 0);
 	reader_fd = CHECK_SYS(pollfs_aio(ctx, 0));
 
 	/* woken by a completion */
@@ -173,12 +173,12 @@ static void test_blocking(void)
 	CHECK_EQ((intptr_t)ret, 1);
 	CHECK_EQ(reader_ev.ctx, ctx);
 	CHECK_EQ(reader_ev.available, 1);
-	aio_reap(ctx, 1, 1, done, PT_WAIT_MS);
+	ax_reap(ctx, 1, 1, done, PT_WAIT_MS);
 	CHECK_EQ(done[0].data, 9);
 
 	/* woken by io_destroy(): 0 */
 	start_reader(&th);
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	CHECK_EQ(pthread_join(th, &ret), 0);
 	CHECK_EQ((intptr_t)ret, 0);
 	CHECK_EQ(reader_ev.ctx, 0xa5a5a5a5a5a5a5a5ULL);
@@ -190,13 +190,13 @@ static void test_blocking(void)
 
 static void test_errors(void)
 {
-	aio_context_t ctx = aio_setup(8);
+	aio_context_t ctx = ax_setup(8);
 	struct pollfs_aio_event ev;
 	struct iocb cb;
 	void *none;
 	int fd, file, ffd, p[2];
 
-	file = aio_tmpfile("/tmp", 0);
+	file = ax_tmpfile("/tmp", 0);
 	fd = CHECK_SYS(pollfs_aio(ctx, POLLFS_NONBLOCK));
 	CHECK_ERR(pollfs_aio_read(-1, &ev), EBADF);
 
@@ -221,7 +221,7 @@ static void test_errors(void)
 	CHECK_SYS(close(p[1]));
 
 	CHECK_SYS(close(fd));
-	aio_destroy(ctx);
+	ax_destroy(ctx);
 	CHECK_SYS(close(file));
 }
 

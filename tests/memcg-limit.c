@@ -29,6 +29,7 @@
  * the parent, outside it, still creates and uses objects of every kind.
  */
 #include "futex.h"
+#include "timer.h"
 
 #include <linux/aio_abi.h>
 #include <sys/mman.h>
@@ -307,12 +308,12 @@ int main(void)
 		fx_arm(fds[2], &w, 5, FX_PRIVATE);
 		CHECK_EQ(fx_wake(&w, 1, FX_PRIVATE), 1);
 		fx_expect_rec(fds[2], &w, 5, FX_PRIVATE);
-		pt_arm(fds[1], CLOCK_MONOTONIC, 0, MS(1), 0);
+		tmr_arm(fds[1], CLOCK_MONOTONIC, 0, MS(1), 0);
 		{
 			struct pollfs_timer_event te;
 
-			pt_read_event(fds[1], &te);
-			pt_check_oneshot_event(&te);
+			tmr_read_event(fds[1], &te);
+			tmr_check_oneshot(&te);
 		}
 		for (int k = 0; k < 4; k++)
 			CHECK_SYS(close(fds[k]));

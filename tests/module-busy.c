@@ -6,7 +6,7 @@
  * taking /proc/filesystems' pollfs with it.  The module is loaded again
  * from $POLLFS_KO at the end, and on any failure.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -83,9 +83,9 @@ static void use_timer(int t)
 {
 	struct pollfs_timer_event ev;
 
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 }
 
 static void wait_for_dev(void)
@@ -124,14 +124,14 @@ int main(void)
 	check_rmmod_refused("/dev/pollfs");
 
 	/* a timer and the handle */
-	t = pt_timer(0);
+	t = tmr_new(0);
 	check_rmmod_refused("/dev/pollfs and a timer");
 
 	/* the timer alone, armed and periodic */
 	CHECK_SYS(close(dev));
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), MS(1));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), MS(1));
 	check_rmmod_refused("an armed timer");
-	pt_disarm(t);
+	tmr_disarm(t);
 	use_timer(t);
 	CHECK_SYS(close(t));
 
@@ -148,7 +148,7 @@ int main(void)
 	CHECK(pt_module_loaded());
 	CHECK(fs_listed());
 	wait_for_dev();
-	t = pt_timer(0);
+	t = tmr_new(0);
 	use_timer(t);
 	CHECK_SYS(close(t));
 	return PT_PASS;

@@ -30,6 +30,7 @@
  * 60.
  */
 #include "futex.h"
+#include "timer.h"
 
 #include <linux/aio_abi.h>
 #include <stdio.h>
@@ -103,7 +104,7 @@ static void open_objects(int *fds, aio_context_t ctx)
 static void arm_objects(const int *fds, uint32_t *word)
 {
 	fx_arm(fds[2], word, *word, FX_PRIVATE);
-	pt_arm(fds[1], CLOCK_MONOTONIC, 0, US(50), 0);
+	tmr_arm(fds[1], CLOCK_MONOTONIC, 0, US(50), 0);
 }
 
 /* Each object does its job once. */
@@ -127,8 +128,8 @@ static void use_objects(const int *fds, uint32_t *word, aio_context_t ctx,
 	{
 		struct pollfs_timer_event te;
 
-		pt_read_event(fds[1], &te);
-		pt_check_oneshot_event(&te);
+		tmr_read_event(fds[1], &te);
+		tmr_check_oneshot(&te);
 	}
 
 	/* futex: woken */

@@ -4,7 +4,7 @@
  * be created and used (armed periodic and closed armed, too).  It ends
  * loaded; on a failure it is loaded again from $POLLFS_KO.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/stat.h>
 
@@ -57,12 +57,12 @@ int main(void)
 		while (stat("/dev/pollfs", &st) && pt_mono() < deadline)
 			pt_sleep_ms(10);
 
-		t = pt_timer(0);
-		pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
-		pt_read_event(t, &ev);
-		pt_check_oneshot_event(&ev);
-		t2 = pt_timer(POLLFS_NONBLOCK);
-		pt_arm(t2, CLOCK_MONOTONIC, 0, US(100), US(100));
+		t = tmr_new(0);
+		tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+		tmr_read_event(t, &ev);
+		tmr_check_oneshot(&ev);
+		t2 = tmr_new(POLLFS_NONBLOCK);
+		tmr_arm(t2, CLOCK_MONOTONIC, 0, US(100), US(100));
 		pt_wait_readable(t2, PT_WAIT_MS);
 		CHECK_SYS(close(t2));	/* closed armed */
 		CHECK_SYS(close(t));

@@ -6,7 +6,7 @@
  * only CAP_WAKE_ALARM dropped from the effective set, where raising it
  * again makes the alarm clocks work.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -41,43 +41,43 @@ static void check_eperm(void)
 	int64_t t0;
 	int t;
 
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < 2; i++) {
 		clockid_t base = pt_base_clock(alarms[i]);
 
-		CHECK_ERR(pt_timer_set(t, alarms[i], 0, MS(10), 0), EPERM);
-		CHECK_ERR(pt_timer_set(t, alarms[i], 0, MS(10), MS(10)), EPERM);
-		CHECK_ERR(pt_timer_set(t, alarms[i], POLLFS_TIMER_ABSTIME,
-				       pt_now(base) + MS(10), 0), EPERM);
+		CHECK_ERR(tmr_set(t, alarms[i], 0, MS(10), 0), EPERM);
+		CHECK_ERR(tmr_set(t, alarms[i], 0, MS(10), MS(10)), EPERM);
+		CHECK_ERR(tmr_set(t, alarms[i], POLLFS_TIMER_ABSTIME,
+				  pt_now(base) + MS(10), 0), EPERM);
 	}
 	pt_sleep_ms(50);
 	pt_expect_empty(t);
 
 	/* an armed timer is untouched by the refused writes */
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(200), 0);
-	CHECK_ERR(pt_timer_set(t, CLOCK_REALTIME_ALARM, 0, MS(1), 0), EPERM);
-	CHECK_ERR(pt_timer_set(t, CLOCK_BOOTTIME_ALARM, 0, MS(1), 0), EPERM);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(200), 0);
+	CHECK_ERR(tmr_set(t, CLOCK_REALTIME_ALARM, 0, MS(1), 0), EPERM);
+	CHECK_ERR(tmr_set(t, CLOCK_BOOTTIME_ALARM, 0, MS(1), 0), EPERM);
 	pt_sleep_ms(50);
 	if (pt_poll_in(t, 0))
 		CHECK(pt_mono() - t0 >= MS(200));
 	pt_wait_readable(t, PT_WAIT_MS);
 	CHECK(pt_mono() - t0 >= MS(200));
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 }
 
 static void check_works(void)
 {
 	struct pollfs_timer_event ev;
-	int t = pt_timer(POLLFS_NONBLOCK);
+	int t = tmr_new(POLLFS_NONBLOCK);
 
 	for (size_t i = 0; i < 2; i++) {
-		pt_arm(t, alarms[i], 0, MS(5), 0);
+		tmr_arm(t, alarms[i], 0, MS(5), 0);
 		pt_wait_readable(t, PT_WAIT_MS);
-		pt_read_event(t, &ev);
-		pt_check_oneshot_event(&ev);
+		tmr_read_event(t, &ev);
+		tmr_check_oneshot(&ev);
 	}
 	CHECK_SYS(close(t));
 }
@@ -91,15 +91,15 @@ static int as_nobody(void *unused)
 	pt_become_nobody();
 	check_eperm();
 	/* the same user can arm the other clocks */
-	t = pt_timer(POLLFS_NONBLOCK);
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
+	t = tmr_new(POLLFS_NONBLOCK);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
-	pt_arm(t, CLOCK_BOOTTIME, 0, MS(5), 0);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
+	tmr_arm(t, CLOCK_BOOTTIME, 0, MS(5), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 	return PT_PASS;
 }

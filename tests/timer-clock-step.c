@@ -13,7 +13,7 @@
  * The same for CLOCK_REALTIME_ALARM.  Needs root (clock_settime); the
  * clock is put back right after every step, and on failure.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <stdio.h>
 
@@ -43,10 +43,10 @@ static void clock_step(int64_t delta)
 /* A periodic absolute timer on clk that has fired once, unread. */
 static int fired_timer(clockid_t clk)
 {
-	int fd = pt_timer(0);
+	int fd = tmr_new(0);
 
-	pt_arm(fd, clk, POLLFS_TIMER_ABSTIME,
-	       pt_now(pt_base_clock(clk)) + PERIOD, PERIOD);
+	tmr_arm(fd, clk, POLLFS_TIMER_ABSTIME,
+		pt_now(pt_base_clock(clk)) + PERIOD, PERIOD);
 	pt_wait_readable(fd, PT_WAIT_MS);
 	return fd;
 }
@@ -57,7 +57,7 @@ static void check_back_read(clockid_t clk)
 	int fd = fired_timer(clk);
 
 	clock_step(-STEP);
-	pt_read_event(fd, &ev);
+	tmr_read_event(fd, &ev);
 	pt_diag("%s, set back 10 s: expirations %llu, remaining %lld ms",
 		pt_clock_name(clk), (unsigned long long)ev.expirations,
 		(long long)(pt_ts_ns(&ev.remaining) / NSEC_PER_MSEC));
@@ -81,7 +81,7 @@ static void check_back_fdinfo(clockid_t clk)
 		FAIL("%s: fdinfo after the step:\n%s", pt_clock_name(clk),
 		     info);
 	CHECK(pt_poll_in(fd, 0));
-	pt_read_event(fd, &ev);
+	tmr_read_event(fd, &ev);
 	CHECK_EQ(ev.expirations, 1);
 	CHECK_SYS(close(fd));
 	clock_restore();
@@ -94,7 +94,7 @@ static void check_forward(clockid_t clk)
 	int64_t t0 = pt_mono();
 
 	clock_step(STEP);
-	pt_read_event(fd, &ev);
+	tmr_read_event(fd, &ev);
 	pt_diag("%s, set 10 s forward: expirations %llu", pt_clock_name(clk),
 		(unsigned long long)ev.expirations);
 	CHECK_RANGE(ev.expirations, STEP / PERIOD,

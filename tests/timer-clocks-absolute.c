@@ -5,7 +5,7 @@
  * clocks from CLOCK_REALTIME and CLOCK_BOOTTIME); a time already past
  * fires at once.  One timer is re-armed from clock to clock.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/timerfd.h>
 
@@ -34,7 +34,7 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
 		clockid_t clk = clocks[c], base = pt_base_clock(clk);
 		int64_t target;
@@ -43,20 +43,20 @@ int main(void)
 			continue;
 		pt_diag("%s, absolute", pt_clock_name(clk));
 		target = pt_now(base) + MS(20);
-		pt_arm(t, clk, POLLFS_TIMER_ABSTIME, target, 0);
+		tmr_arm(t, clk, POLLFS_TIMER_ABSTIME, target, 0);
 		pt_wait_readable(t, PT_WAIT_MS);
 		CHECK(pt_now(base) >= target);
-		pt_read_event(t, &ev);
-		pt_check_oneshot_event(&ev);
+		tmr_read_event(t, &ev);
+		tmr_check_oneshot(&ev);
 		pt_expect_empty(t);
 
 		/* already past: fires at once (well within the wait) */
 		pt_diag("%s, absolute, 1 s in the past", pt_clock_name(clk));
 		target = pt_now(base) - NSEC_PER_SEC;
-		pt_arm(t, clk, POLLFS_TIMER_ABSTIME, target, 0);
+		tmr_arm(t, clk, POLLFS_TIMER_ABSTIME, target, 0);
 		pt_wait_readable(t, PT_WAIT_MS);
-		pt_read_event(t, &ev);
-		pt_check_oneshot_event(&ev);
+		tmr_read_event(t, &ev);
+		tmr_check_oneshot(&ev);
 		pt_expect_empty(t);
 		CHECK(!pt_poll_in(t, 50));
 		tested++;

@@ -3,7 +3,7 @@
  * A relative one-shot timer of each clock (CLOCK_REALTIME, _MONOTONIC,
  * _BOOTTIME, _REALTIME_ALARM, _BOOTTIME_ALARM) fires once, not early.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/timerfd.h>
 
@@ -40,17 +40,17 @@ int main(void)
 		if (!clock_usable(clk))
 			continue;
 		for (size_t w = 0; w < sizeof(wait) / sizeof(wait[0]); w++) {
-			int t = pt_timer(POLLFS_NONBLOCK);
+			int t = tmr_new(POLLFS_NONBLOCK);
 			int64_t t0;
 
 			pt_diag("%s, relative %lld ns", pt_clock_name(clk),
 				(long long)wait[w]);
 			t0 = pt_mono();
-			pt_arm(t, clk, 0, wait[w], 0);
+			tmr_arm(t, clk, 0, wait[w], 0);
 			pt_wait_readable(t, PT_WAIT_MS);
 			CHECK(pt_mono() - t0 >= wait[w]);
-			pt_read_event(t, &ev);
-			pt_check_oneshot_event(&ev);
+			tmr_read_event(t, &ev);
+			tmr_check_oneshot(&ev);
 			pt_expect_empty(t);
 			CHECK(!pt_poll_in(t, 50));
 			CHECK_SYS(close(t));

@@ -6,7 +6,7 @@
  * the process goes on without a crash or a kernel complaint (the runner
  * checks the kernel log).
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/epoll.h>
 #include <sys/wait.h>
@@ -21,8 +21,8 @@ int main(void)
 	pt_watchdog(55);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	for (int i = 0; i < ROUNDS; i++) {
-		t = pt_timer(POLLFS_NONBLOCK);
-		pt_arm(t, CLOCK_MONOTONIC, 0, US(1 + (i % 7) * 300), MS(1));
+		t = tmr_new(POLLFS_NONBLOCK);
+		tmr_arm(t, CLOCK_MONOTONIC, 0, US(1 + (i % 7) * 300), MS(1));
 		switch (i % 5) {
 		case 0:		/* at once */
 			break;
@@ -54,14 +54,14 @@ int main(void)
 	/* a copy shared with a child that exits first, and one that outlives
 	 * the parent's close */
 	for (int i = 0; i < 20; i++) {
-		t = pt_timer(0);
-		pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), MS(1));
+		t = tmr_new(0);
+		tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), MS(1));
 		pid = CHECK_SYS(fork());
 		if (pid == 0) {
 			struct pollfs_timer_event ev;
 
 			if (i % 2)
-				pt_read_event(t, &ev);
+				tmr_read_event(t, &ev);
 			_exit(0);
 		}
 		if (i % 2)
@@ -74,13 +74,13 @@ int main(void)
 	CHECK_SYS(close(ep));
 
 	/* still working afterwards */
-	t = pt_timer(0);
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	t = tmr_new(0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	{
 		struct pollfs_timer_event ev;
 
-		pt_read_event(t, &ev);
-		pt_check_oneshot_event(&ev);
+		tmr_read_event(t, &ev);
+		tmr_check_oneshot(&ev);
 	}
 	CHECK_SYS(close(t));
 	return PT_PASS;

@@ -4,7 +4,7 @@
  * stops, a pending count is cleared, an interval given with it is
  * ignored, and disarming a disarmed timer succeeds.
  */
-#include "lib.h"
+#include "timer.h"
 
 int main(void)
 {
@@ -12,53 +12,53 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 
 	/* disarming a new timer */
-	pt_disarm(t);
+	tmr_disarm(t);
 	pt_expect_empty(t);
 
 	/* armed, disarmed before the expiry */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(50), 0);
-	pt_disarm(t);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(50), 0);
+	tmr_disarm(t);
 	CHECK(!pt_poll_in(t, 200));
 	pt_expect_empty(t);
 
 	/* periodic, running, with a count pending: all gone */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), MS(5));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), MS(5));
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_read_event(t, &ev);
+	tmr_read_event(t, &ev);
 	CHECK(ev.expirations >= 1);
 	pt_sleep_ms(30);
-	pt_disarm(t);
+	tmr_disarm(t);
 	pt_expect_empty(t);
 	CHECK(!pt_poll_in(t, 200));
 	pt_expect_empty(t);
 
 	/* one-shot expired and not read: the count is cleared */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_disarm(t);
+	tmr_disarm(t);
 	pt_expect_empty(t);
 
 	/* value {0,0} with an interval still disarms */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), MS(5));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), MS(5));
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_arm(t, CLOCK_MONOTONIC, 0, 0, MS(5));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, 0, MS(5));
 	pt_expect_empty(t);
 	CHECK(!pt_poll_in(t, 200));
 
 	/* with ABSTIME too, and with another clock */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), MS(5));
-	pt_arm(t, CLOCK_REALTIME, POLLFS_TIMER_ABSTIME, 0, 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), MS(5));
+	tmr_arm(t, CLOCK_REALTIME, POLLFS_TIMER_ABSTIME, 0, 0);
 	CHECK(!pt_poll_in(t, 200));
 	pt_expect_empty(t);
 
 	/* a disarmed timer can be armed again */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 	return PT_PASS;
 }

@@ -3,7 +3,7 @@
  * A new timer is disarmed: no POLLIN, a non-blocking read gives EAGAIN,
  * now and a while later.
  */
-#include "lib.h"
+#include "timer.h"
 
 int main(void)
 {
@@ -12,8 +12,8 @@ int main(void)
 
 	pt_watchdog(50);
 
-	nb = pt_timer(POLLFS_NONBLOCK);
-	b = pt_timer(0);
+	nb = tmr_new(POLLFS_NONBLOCK);
+	b = tmr_new(0);
 	CHECK_ERR(read(nb, buf, sizeof(buf)), EAGAIN);
 	CHECK(!pt_poll_in(nb, 0));
 	CHECK(!pt_poll_in(b, 0));

@@ -4,7 +4,7 @@
  * again while the record waits unread, again for the expiry after a
  * re-arm or a read.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/epoll.h>
 
@@ -29,34 +29,34 @@ int main(void)
 
 	pt_watchdog(50);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	e.events = EPOLLIN | EPOLLET;
 	e.data.u64 = 1;
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, t, &e));
 	CHECK_EQ(wait_one(ep, 0), 0);
 
 	/* one-shot: one report, however long the record waits */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
 	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
 	CHECK_EQ(wait_one(ep, 0), 0);
 	CHECK_EQ(wait_one(ep, 200), 0);
 	CHECK(pt_poll_in(t, 0));	/* still ready, as poll says */
 
 	/* re-armed without reading: the new expiry is reported once */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
 	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
 	CHECK_EQ(wait_one(ep, 200), 0);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_EQ(wait_one(ep, 100), 0);
 
 	/* periodic, read after each report: the next expiry after a read is
 	 * a new edge, reported again */
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, period, period);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, period, period);
 	for (int i = 0; i < 5; i++) {
 		CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-		pt_read_event(t, &ev);
+		tmr_read_event(t, &ev);
 		CHECK(ev.expirations >= 1);
 	}
 	CHECK(pt_mono() - t0 >= 5 * period);
@@ -65,18 +65,18 @@ int main(void)
 	 * reported before the read is not specified (timerfd counts them
 	 * only when read), but never more reports than expirations, which a
 	 * level-triggered report, coming back at once, would exceed */
-	pt_disarm(t);
+	tmr_disarm(t);
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, period, period);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, period, period);
 	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
 	for (events = 1; pt_mono() - t0 < MS(400) && events < 1000; )
 		events += wait_one(ep, 20);
-	pt_read_event(t, &ev);
+	tmr_read_event(t, &ev);
 	pt_diag("%d reports, %llu expirations in %lld ms", events,
 		(unsigned long long)ev.expirations,
 		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
 	CHECK(ev.expirations >= (uint64_t)events);
-	pt_disarm(t);
+	tmr_disarm(t);
 	CHECK_SYS(close(t));
 	CHECK_SYS(close(ep));
 	return PT_PASS;

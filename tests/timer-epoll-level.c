@@ -3,7 +3,7 @@
  * Level-triggered epoll reports a ready timer again and again until it is
  * read, and not before it is ready or after.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/epoll.h>
 
@@ -30,8 +30,8 @@ int main(void)
 
 	pt_watchdog(50);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-	t = pt_timer(POLLFS_NONBLOCK);
-	other = pt_timer(POLLFS_NONBLOCK);	/* never armed */
+	t = tmr_new(POLLFS_NONBLOCK);
+	other = tmr_new(POLLFS_NONBLOCK);	/* never armed */
 	e.events = EPOLLIN;
 	e.data.u64 = 7;
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, t, &e));
@@ -43,15 +43,15 @@ int main(void)
 
 	for (int round = 0; round < 3; round++) {
 		t0 = pt_mono();
-		pt_arm(t, CLOCK_MONOTONIC, 0, MS(50), 0);
+		tmr_arm(t, CLOCK_MONOTONIC, 0, MS(50), 0);
 		CHECK_EQ(wait_events(ep, PT_WAIT_MS, 7), 1);
 		CHECK(pt_mono() >= t0 + MS(50));
 		/* again and again until read */
 		for (int i = 0; i < 5; i++)
 			CHECK_EQ(wait_events(ep, 0, 7), 1);
 		CHECK_EQ(wait_events(ep, 1000, 7), 1);
-		pt_read_event(t, &ev);
-		pt_check_oneshot_event(&ev);
+		tmr_read_event(t, &ev);
+		tmr_check_oneshot(&ev);
 		CHECK_EQ(wait_events(ep, 0, 7), 0);
 		CHECK_EQ(wait_events(ep, 100, 7), 0);
 	}

@@ -4,7 +4,7 @@
  * until EPOLL_CTL_MOD re-enables it; then it reports a record still
  * unread at once, or the next expiry.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/epoll.h>
 
@@ -37,12 +37,12 @@ int main(void)
 
 	pt_watchdog(50);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	e.events = EPOLLIN | EPOLLONESHOT;
 	e.data.u64 = 42;
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, t, &e));
 
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(20), MS(20));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(20), MS(20));
 	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
 	/* disabled: more expiries come, nothing is reported */
 	CHECK_EQ(wait_one(ep, 0), 0);
@@ -54,23 +54,23 @@ int main(void)
 	CHECK_EQ(wait_one(ep, 100), 0);
 
 	/* read, then re-enabled: the next expiry is reported */
-	pt_read_event(t, &ev);
+	tmr_read_event(t, &ev);
 	CHECK(ev.expirations >= 1);
 	rearm(ep, t);
 	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
 	CHECK_EQ(wait_one(ep, 100), 0);
 
 	/* re-enabled on a disarmed, drained timer: nothing */
-	pt_disarm(t);
+	tmr_disarm(t);
 	pt_expect_empty(t);
 	rearm(ep, t);
 	CHECK_EQ(wait_one(ep, 200), 0);
 
 	/* until it is armed and expires */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
 	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 	CHECK_SYS(close(ep));
 	return PT_PASS;

@@ -4,7 +4,7 @@
  * outside [0, 1e9) or a negative tv_sec (in value or interval), a clock
  * that is not one of the five timer clocks, unknown flag bits.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <stdio.h>
 
@@ -32,7 +32,7 @@ int main(void)
 
 	pt_watchdog(50);
 #define ADD(desc, ...) do {						\
-	s = pt_spec(CLOCK_MONOTONIC, 0, MS(5), MS(5));			\
+	s = tmr_spec(CLOCK_MONOTONIC, 0, MS(5), MS(5));			\
 	__VA_ARGS__;							\
 	bad[n].what = desc;						\
 	bad[n++].spec = s;						\
@@ -60,7 +60,7 @@ int main(void)
 #undef ADD
 
 	/* on a disarmed timer: refused, and it stays disarmed */
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < n; i++) {
 		pt_diag("%s", bad[i].what);
 		CHECK_ERR(write(t, &bad[i].spec, sizeof(bad[i].spec)), EINVAL);
@@ -70,7 +70,7 @@ int main(void)
 
 	/* on an armed timer: refused, and its arming and count are kept */
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
 	for (size_t i = 0; i < n; i++)
 		CHECK_ERR(write(t, &bad[i].spec, sizeof(bad[i].spec)), EINVAL);
 	pt_wait_readable(t, PT_WAIT_MS);
@@ -78,17 +78,17 @@ int main(void)
 	for (size_t i = 0; i < n; i++)
 		CHECK_ERR(write(t, &bad[i].spec, sizeof(bad[i].spec)), EINVAL);
 	CHECK(pt_poll_in(t, 0));
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 
 	/* the limits themselves are valid */
-	s = pt_spec(CLOCK_MONOTONIC, 0, 0, 0);
+	s = tmr_spec(CLOCK_MONOTONIC, 0, 0, 0);
 	s.value.tv_nsec = NSEC_PER_SEC - 1;
 	s.interval.tv_nsec = NSEC_PER_SEC - 1;
 	CHECK_EQ(write(t, &s, sizeof(s)), 40);
 	s.value.tv_sec = 1000000;	/* 11 days away */
 	CHECK_EQ(write(t, &s, sizeof(s)), 40);
-	pt_disarm(t);
+	tmr_disarm(t);
 	CHECK_SYS(close(t));
 	return PT_PASS;
 }

@@ -3,7 +3,7 @@
  * Many timers at once: 1000 timers armed with staggered absolute expiries
  * all fire, each once and none early, and all are closed.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -43,7 +43,7 @@ int main(void)
 	for (int i = 0; i < n; i++) {
 		struct epoll_event e = { .events = EPOLLIN };
 
-		fds[i] = pt_timer(POLLFS_NONBLOCK);
+		fds[i] = tmr_new(POLLFS_NONBLOCK);
 		e.data.u32 = (uint32_t)i;
 		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e));
 	}
@@ -52,7 +52,7 @@ int main(void)
 	base = pt_mono() + MS(500);
 	for (int i = n - 1; i >= 0; i--) {
 		target[i] = base + (int64_t)i * STEP;
-		pt_arm(fds[i], CLOCK_MONOTONIC, POLLFS_TIMER_ABSTIME, target[i], 0);
+		tmr_arm(fds[i], CLOCK_MONOTONIC, POLLFS_TIMER_ABSTIME, target[i], 0);
 	}
 
 	deadline = pt_mono() + 40 * NSEC_PER_SEC;
@@ -71,8 +71,8 @@ int main(void)
 			if (now < target[i])
 				FAIL("timer %u ready %lld ns early", i,
 				     (long long)(target[i] - now));
-			pt_read_event(fds[i], &ev);
-			pt_check_oneshot_event(&ev);
+			tmr_read_event(fds[i], &ev);
+			tmr_check_oneshot(&ev);
 			seen[i] = true;
 			fired++;
 		}

@@ -4,7 +4,7 @@
  * by a blocking read, only once the clock has reached the expiry.  The
  * bound is exact: the clock is read before arming and after waking.
  */
-#include "lib.h"
+#include "timer.h"
 
 static const clockid_t clocks[] = {
 	CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
@@ -19,8 +19,8 @@ int main(void)
 	int nb, b, cases = 0;
 
 	pt_watchdog(50);
-	nb = pt_timer(POLLFS_NONBLOCK);
-	b = pt_timer(0);
+	nb = tmr_new(POLLFS_NONBLOCK);
+	b = tmr_new(0);
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
 		clockid_t clk = clocks[c];
 
@@ -29,42 +29,42 @@ int main(void)
 
 			/* relative, seen by poll */
 			target = pt_now(clk) + wait;
-			pt_arm(nb, clk, 0, wait, 0);
+			tmr_arm(nb, clk, 0, wait, 0);
 			pt_wait_readable(nb, PT_WAIT_MS);
 			if (pt_now(clk) < target)
 				FAIL("%s relative %lld ns: readable %lld ns early",
 				     pt_clock_name(clk), (long long)wait,
 				     (long long)(target - pt_now(clk)));
-			pt_read_event(nb, &ev);
-			pt_check_oneshot_event(&ev);
+			tmr_read_event(nb, &ev);
+			tmr_check_oneshot(&ev);
 
 			/* relative, seen by a blocking read */
 			target = pt_now(clk) + wait;
-			pt_arm(b, clk, 0, wait, 0);
-			pt_read_event(b, &ev);
+			tmr_arm(b, clk, 0, wait, 0);
+			tmr_read_event(b, &ev);
 			if (pt_now(clk) < target)
 				FAIL("%s relative %lld ns: read returned early",
 				     pt_clock_name(clk), (long long)wait);
-			pt_check_oneshot_event(&ev);
+			tmr_check_oneshot(&ev);
 
 			/* absolute, seen by poll */
 			target = pt_now(clk) + wait;
-			pt_arm(nb, clk, POLLFS_TIMER_ABSTIME, target, 0);
+			tmr_arm(nb, clk, POLLFS_TIMER_ABSTIME, target, 0);
 			pt_wait_readable(nb, PT_WAIT_MS);
 			if (pt_now(clk) < target)
 				FAIL("%s absolute +%lld ns: readable early",
 				     pt_clock_name(clk), (long long)wait);
-			pt_read_event(nb, &ev);
-			pt_check_oneshot_event(&ev);
+			tmr_read_event(nb, &ev);
+			tmr_check_oneshot(&ev);
 
 			/* absolute, seen by a blocking read */
 			target = pt_now(clk) + wait;
-			pt_arm(b, clk, POLLFS_TIMER_ABSTIME, target, 0);
-			pt_read_event(b, &ev);
+			tmr_arm(b, clk, POLLFS_TIMER_ABSTIME, target, 0);
+			tmr_read_event(b, &ev);
 			if (pt_now(clk) < target)
 				FAIL("%s absolute +%lld ns: read returned early",
 				     pt_clock_name(clk), (long long)wait);
-			pt_check_oneshot_event(&ev);
+			tmr_check_oneshot(&ev);
 			cases += 4;
 		}
 	}

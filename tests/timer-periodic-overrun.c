@@ -8,7 +8,7 @@
  * upper bound is exact; the lower bound allows the guest to run the timer
  * late by PT_LAG.
  */
-#include "lib.h"
+#include "timer.h"
 
 #define PERIOD MS(10)
 
@@ -24,15 +24,15 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(0);
+	t = tmr_new(0);
 
 	a0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, PERIOD, PERIOD);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, PERIOD, PERIOD);
 	a1 = pt_mono();
 	pt_sleep_ms(105);
 
 	r0 = pt_mono();
-	pt_read_event(t, &ev);
+	tmr_read_event(t, &ev);
 	r1 = pt_mono();
 	n1 = (int64_t)ev.expirations;
 	lo = periods(r0 - a1 - PT_LAG);
@@ -48,7 +48,7 @@ int main(void)
 	 * consumed.  Together they are no more than the periods elapsed. */
 	pt_sleep_ms(55);
 	s0 = pt_mono();
-	pt_read_event(t, &ev);
+	tmr_read_event(t, &ev);
 	s1 = pt_mono();
 	n2 = (int64_t)ev.expirations;
 	pt_diag("second read: %lld expirations", (long long)n2);
@@ -56,7 +56,7 @@ int main(void)
 	CHECK_RANGE(n1 + n2, periods(s0 - a1 - PT_LAG), periods(s1 - a0));
 
 	/* Disarm: nothing pending remains. */
-	pt_disarm(t);
+	tmr_disarm(t);
 	pt_expect_empty(t);
 	CHECK_SYS(close(t));
 	return PT_PASS;

@@ -4,7 +4,7 @@
  * (0, interval] and interval equal to the period armed, also when the
  * first expiry differs from the period.
  */
-#include "lib.h"
+#include "timer.h"
 
 static void check_reads(int t, int64_t first, int64_t period, int reads)
 {
@@ -12,9 +12,9 @@ static void check_reads(int t, int64_t first, int64_t period, int reads)
 	int64_t a0, total = 0;
 
 	a0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, first, period);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, first, period);
 	for (int i = 0; i < reads; i++) {
-		pt_read_event(t, &ev);
+		tmr_read_event(t, &ev);
 		CHECK(ev.expirations >= 1);
 		total += (int64_t)ev.expirations;
 		CHECK_EQ(pt_ts_ns(&ev.interval), period);
@@ -26,7 +26,7 @@ static void check_reads(int t, int64_t first, int64_t period, int reads)
 	}
 	/* never more expirations than could have happened */
 	CHECK(total <= 1 + (pt_mono() - a0 - first) / period);
-	pt_disarm(t);
+	tmr_disarm(t);
 }
 
 int main(void)
@@ -34,7 +34,7 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(0);
+	t = tmr_new(0);
 	check_reads(t, MS(50), MS(50), 5);
 	check_reads(t, MS(20), MS(100), 3);
 	check_reads(t, MS(1), MS(1500), 2);	/* interval with whole seconds */

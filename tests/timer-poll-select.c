@@ -5,7 +5,7 @@
  * read (however often asked), and not after the read.  A poll or select
  * asleep when the timer expires is woken.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <sys/select.h>
 
@@ -38,7 +38,7 @@ static void check_cycle(int t, bool use_select)
 
 	/* armed, not expired */
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
 	if ((pt_poll_in(t, 0) || select_readable(t, 0)) && pt_mono() < t0 + MS(300))
 		FAIL("readable before the expiry");
 
@@ -60,8 +60,8 @@ static void check_cycle(int t, bool use_select)
 	CHECK(pt_poll_in(t, 0));
 	CHECK(select_readable(t, 0));
 
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK(!pt_poll_in(t, 0));
 	CHECK(!select_readable(t, 0));
 	CHECK(!pt_poll_in(t, 100));
@@ -74,12 +74,12 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	check_cycle(t, false);
 	check_cycle(t, true);
 
 	/* what poll reports: POLLIN, and no error or hang-up */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	p.fd = t;
 	p.events = POLLIN | POLLRDNORM;
@@ -90,7 +90,7 @@ int main(void)
 	CHECK_SYS(close(t));
 
 	/* a blocking object behaves the same */
-	t = pt_timer(0);
+	t = tmr_new(0);
 	check_cycle(t, false);
 	CHECK_SYS(close(t));
 	return PT_PASS;

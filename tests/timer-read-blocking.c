@@ -4,7 +4,7 @@
  * with the timer armed before the read, and with the reader asleep on a
  * disarmed timer that another thread arms.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,7 +18,7 @@ static void *reader(void *unused)
 {
 	(void)unused;
 	atomic_store(&entered, 1);
-	pt_read_event(timer_fd, &got);
+	tmr_read_event(timer_fd, &got);
 	returned_at = pt_mono();
 	atomic_store(&returned, 1);
 	return NULL;
@@ -31,14 +31,14 @@ int main(void)
 	int64_t t0;
 
 	pt_watchdog(50);
-	timer_fd = pt_timer(0);
+	timer_fd = tmr_new(0);
 
 	/* armed, then read */
 	t0 = pt_mono();
-	pt_arm(timer_fd, CLOCK_MONOTONIC, 0, MS(50), 0);
-	pt_read_event(timer_fd, &ev);
+	tmr_arm(timer_fd, CLOCK_MONOTONIC, 0, MS(50), 0);
+	tmr_read_event(timer_fd, &ev);
 	CHECK(pt_mono() - t0 >= MS(50));
-	pt_check_oneshot_event(&ev);
+	tmr_check_oneshot(&ev);
 
 	/* asleep on a disarmed timer: stays asleep until armed and expired */
 	CHECK_EQ(pthread_create(&th, NULL, reader, NULL), 0);
@@ -47,13 +47,13 @@ int main(void)
 	pt_sleep_ms(200);
 	CHECK(!atomic_load(&returned));
 	t0 = pt_mono();
-	pt_arm(timer_fd, CLOCK_MONOTONIC, 0, MS(20), 0);
+	tmr_arm(timer_fd, CLOCK_MONOTONIC, 0, MS(20), 0);
 	pt_sleep_ms(5);
 	if (atomic_load(&returned))
 		CHECK(returned_at - t0 >= MS(20));
 	CHECK_EQ(pthread_join(th, NULL), 0);
 	CHECK(returned_at - t0 >= MS(20));
-	pt_check_oneshot_event(&got);
+	tmr_check_oneshot(&got);
 	pt_expect_empty(timer_fd);
 	CHECK_SYS(close(timer_fd));
 	return PT_PASS;

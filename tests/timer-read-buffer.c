@@ -4,7 +4,7 @@
  * (or for 1.5, or 2) returns exactly 40 bytes, holding every expiration,
  * and writes nothing past them.
  */
-#include "lib.h"
+#include "timer.h"
 
 int main(void)
 {
@@ -15,9 +15,9 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		pt_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));
+		tmr_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));
 		pt_sleep_ms(100);	/* many expirations pending */
 		memset(buf, 0xa5, sizeof(buf));
 		r = read(t, buf, sizes[i]);
@@ -30,16 +30,16 @@ int main(void)
 		for (size_t j = 40; j < sizes[i]; j++)
 			if (buf[j] != 0xa5)
 				FAIL("read(%zu) wrote byte %zu", sizes[i], j);
-		pt_disarm(t);
+		tmr_disarm(t);
 		pt_expect_empty(t);
 	}
 
 	/* one-shot: one record, then EAGAIN even with room for many */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	CHECK_EQ(read(t, buf, 160), 40);
 	memcpy(&ev, buf, sizeof(ev));
-	pt_check_oneshot_event(&ev);
+	tmr_check_oneshot(&ev);
 	CHECK_ERR(read(t, buf, 160), EAGAIN);
 	CHECK_SYS(close(t));
 	return PT_PASS;

@@ -4,7 +4,7 @@
  * installed without SA_RESTART: -1 with EINTR.  The timer is left as it
  * was and works afterwards.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -58,18 +58,18 @@ int main(void)
 	sa.sa_flags = 0;		/* no SA_RESTART */
 	CHECK_SYS(sigaction(SIGUSR1, &sa, NULL));
 
-	t = pt_timer(0);
+	t = tmr_new(0);
 	/* disarmed */
 	interrupted_read(t);
 	/* armed far away; it stays armed */
-	pt_arm(t, CLOCK_MONOTONIC, 0, 100 * NSEC_PER_SEC, 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, 100 * NSEC_PER_SEC, 0);
 	interrupted_read(t);
 	pt_expect_empty(t);
 
 	/* the timer works afterwards */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	CHECK_SYS(close(t));
 	return PT_PASS;
 }

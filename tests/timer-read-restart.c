@@ -3,7 +3,7 @@
  * A blocking read interrupted by signals whose handler has SA_RESTART is
  * restarted: it returns the record at the expiry, never EINTR.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -44,20 +44,20 @@ int main(void)
 	sa.sa_flags = SA_RESTART;
 	CHECK_SYS(sigaction(SIGUSR1, &sa, NULL));
 
-	t = pt_timer(0);
+	t = tmr_new(0);
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(500), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(500), 0);
 	before = atomic_load(&handled);
 	CHECK_EQ(pthread_create(&th, NULL, signaller, NULL), 0);
 	r = read(t, &ev, sizeof(ev));	/* no retry here: EINTR is a failure */
-	if (r != TIMER_EVENT_SIZE)
+	if (r != TMR_EVENT_SIZE)
 		FAIL("read returned %zd, errno %d (%s); expected 40 after a restart",
 		     r, errno, strerror(errno));
 	during = atomic_load(&handled) - before;
 	atomic_store(&stop, 1);
 	CHECK_EQ(pthread_join(th, NULL), 0);
 	CHECK(pt_mono() - t0 >= MS(500));
-	pt_check_oneshot_event(&ev);
+	tmr_check_oneshot(&ev);
 	pt_diag("%d signals handled during the read", during);
 	/* over 500 ms at one per 10 ms: several came while it slept */
 	CHECK(during >= 2);

@@ -4,7 +4,7 @@
  * several periods) and was re-armed before being read is not readable
  * until the new expiry, and then reports exactly one expiration.
  */
-#include "lib.h"
+#include "timer.h"
 
 /* After a re-arm with expiry `target` (monotonic): ready not before it,
  * with a count of 1. */
@@ -18,8 +18,8 @@ static void check_after_rearm(int t, int64_t target)
 		FAIL("readable right after re-arming");
 	pt_wait_readable(t, PT_WAIT_MS);
 	CHECK(pt_mono() >= target);
-	pt_read_event(t, &ev);
-	pt_check_oneshot_event(&ev);
+	tmr_read_event(t, &ev);
+	tmr_check_oneshot(&ev);
 	pt_expect_empty(t);
 }
 
@@ -29,29 +29,29 @@ int main(void)
 	int t;
 
 	pt_watchdog(50);
-	t = pt_timer(POLLFS_NONBLOCK);
+	t = tmr_new(POLLFS_NONBLOCK);
 
 	/* one-shot expired, re-armed one-shot */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(5), 0);
 	pt_wait_readable(t, PT_WAIT_MS);
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
 	check_after_rearm(t, t0 + MS(300));
 
 	/* periodic with many pending expirations, re-armed one-shot */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));
 	pt_sleep_ms(60);
 	CHECK(pt_poll_in(t, 0));
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(300), 0);
 	check_after_rearm(t, t0 + MS(300));
 
 	/* periodic re-armed periodic: the first read counts from the new
 	 * arming only */
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));
 	pt_sleep_ms(60);
 	t0 = pt_mono();
-	pt_arm(t, CLOCK_MONOTONIC, 0, MS(300), 10 * NSEC_PER_SEC);
+	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(300), 10 * NSEC_PER_SEC);
 	{
 		struct pollfs_timer_event ev;
 
@@ -59,7 +59,7 @@ int main(void)
 			FAIL("readable right after re-arming");
 		pt_wait_readable(t, PT_WAIT_MS);
 		CHECK(pt_mono() >= t0 + MS(300));
-		pt_read_event(t, &ev);
+		tmr_read_event(t, &ev);
 		CHECK_EQ(ev.expirations, 1);
 		CHECK_EQ(pt_ts_ns(&ev.interval), 10 * NSEC_PER_SEC);
 	}

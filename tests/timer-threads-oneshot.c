@@ -4,7 +4,7 @@
  * one-shot timer wakes exactly one of them with the record; the others
  * sleep on.
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,7 +20,7 @@ static void *reader(void *arg)
 	int i = (int)(intptr_t)arg;
 
 	atomic_fetch_add(&asleep, 1);
-	pt_read_event(timer_fd, &got[i]);
+	tmr_read_event(timer_fd, &got[i]);
 	atomic_fetch_add(&done, 1);
 	return NULL;
 }
@@ -31,7 +31,7 @@ int main(void)
 	int64_t deadline;
 
 	pt_watchdog(55);
-	timer_fd = pt_timer(0);
+	timer_fd = tmr_new(0);
 	for (int i = 0; i < READERS; i++)
 		CHECK_EQ(pthread_create(&th[i], NULL, reader, (void *)(intptr_t)i), 0);
 	while (atomic_load(&asleep) < READERS)
@@ -40,7 +40,7 @@ int main(void)
 	CHECK_EQ(atomic_load(&done), 0);
 
 	for (int round = 1; round <= READERS; round++) {
-		pt_arm(timer_fd, CLOCK_MONOTONIC, 0, MS(10), 0);
+		tmr_arm(timer_fd, CLOCK_MONOTONIC, 0, MS(10), 0);
 		deadline = pt_mono() + MS(PT_WAIT_MS);
 		while (atomic_load(&done) < round && pt_mono() < deadline)
 			pt_sleep_ms(1);
@@ -51,7 +51,7 @@ int main(void)
 	}
 	for (int i = 0; i < READERS; i++) {
 		CHECK_EQ(pthread_join(th[i], NULL), 0);
-		pt_check_oneshot_event(&got[i]);
+		tmr_check_oneshot(&got[i]);
 	}
 	pt_expect_empty(timer_fd);
 	CHECK_SYS(close(timer_fd));

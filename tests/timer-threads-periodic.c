@@ -6,7 +6,7 @@
  * arming: never more (no count read twice; exact), and no fewer than the
  * guest's timer lateness (PT_LAG) can explain (none lost).
  */
-#include "lib.h"
+#include "timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,7 +26,7 @@ static void *reader(void *unused)
 
 	(void)unused;
 	while (atomic_load(&total) < TARGET) {
-		pt_read_event(timer_fd, &ev);
+		tmr_read_event(timer_fd, &ev);
 		if (ev.expirations < 1)
 			FAIL("a record with %llu expirations",
 			     (unsigned long long)ev.expirations);
@@ -53,9 +53,9 @@ int main(void)
 	int64_t a0, a1, f0, f1, sum;
 
 	pt_watchdog(55);
-	timer_fd = pt_timer(0);
+	timer_fd = tmr_new(0);
 	a0 = pt_mono();
-	pt_arm(timer_fd, CLOCK_MONOTONIC, 0, PERIOD, PERIOD);
+	tmr_arm(timer_fd, CLOCK_MONOTONIC, 0, PERIOD, PERIOD);
 	a1 = pt_mono();
 	for (int i = 0; i < READERS; i++)
 		CHECK_EQ(pthread_create(&th[i], NULL, reader, NULL), 0);
@@ -66,7 +66,7 @@ int main(void)
 
 	/* everything since the readers' last reads, at least one period */
 	f0 = pt_mono();
-	pt_read_event(timer_fd, &ev);
+	tmr_read_event(timer_fd, &ev);
 	f1 = pt_mono();
 	CHECK(ev.expirations >= 1);
 	sum = atomic_load(&total) + (int64_t)ev.expirations;
@@ -77,7 +77,7 @@ int main(void)
 		atomic_load(&readers_with_records));
 	CHECK(atomic_load(&records) <= atomic_load(&total));
 	CHECK_RANGE(sum, periods(f0 - a1 - PT_LAG), periods(f1 - a0));
-	pt_disarm(timer_fd);
+	tmr_disarm(timer_fd);
 	pt_expect_empty(timer_fd);
 	CHECK_SYS(close(timer_fd));
 	return PT_PASS;
