@@ -26,6 +26,11 @@ all: module lib tests examples bench-build
 
 KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(BTF),POLLFS_BTF=$(BTF))
 
+# The module's sources, for the builds outside this tree (make
+# check-debug, DKMS): the Kbuild file and include/ go with them.
+MODULE_SCRIPTS = module/gen-btf-header module/btf-path module/extract-vmlinux
+MODULE_FILES = $(wildcard module/*.c module/*.h module/*.list) $(MODULE_SCRIPTS)
+
 module:
 	$(KBUILD) modules
 
@@ -42,6 +47,11 @@ examples: lib
 # builds its root filesystem, all cached.
 setup:
 	vm/setup
+
+# Only what building the module for the guest kernel needs: the host
+# packages and that kernel's vmlinux, for its BTF; no root filesystem.
+host-setup:
+	vm/setup --host
 
 check: setup
 	$(MAKE) all
@@ -61,8 +71,7 @@ check-debug: setup
 	rm -rf $(DEBUG_MODULE)
 	mkdir -p $(DEBUG_MODULE)/module
 	cp -a Kbuild include $(DEBUG_MODULE)/
-	cp -a module/*.[ch] module/gen-btf-header module/btf-path \
-		module/extract-vmlinux $(DEBUG_MODULE)/module/
+	cp -a $(MODULE_FILES) $(DEBUG_MODULE)/module/
 	$(MAKE) -C $(DEBUG_TREE) M=$(DEBUG_MODULE) \
 		POLLFS_BTF=$(DEBUG_TREE)/vmlinux modules
 	POLLFS_KO=$(DEBUG_MODULE)/pollfs.ko POLLFS_VM_TREE=$(DEBUG_TREE) \
@@ -91,9 +100,8 @@ check-unprivileged: setup
 check-dkms:
 	vm/setup --rootfs dkms
 	$(MAKE) lib tests
-	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf module/*.c \
-		module/*.h module/gen-btf-header module/btf-path \
-		module/extract-vmlinux include
+	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf $(MODULE_FILES) \
+		include
 	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
 		--add build/pollfs-src.tar --add tests/dkms/check -- /check
 
@@ -124,12 +132,13 @@ bench: setup
 	@bench/run --table build/bench/bench.csv
 
 CHECKPATCH ?= build/checkpatch/checkpatch.pl
-$(CHECKPATCH):
+# After host-setup, whose apt-get must not run beside this one's.
+$(CHECKPATCH): | host-setup
 	vm/fetch-checkpatch $(dir $@)
 
 # checkpatch, sparse and W=1 on the module, cppcheck on the library:
 # any finding fails.
-style: setup $(CHECKPATCH)
+style: host-setup $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --quiet -f module/*.c module/*.h \
 		include/uapi/linux/pollfs.h
 	$(MAKE) style-build
@@ -164,9 +173,9 @@ dkms-install:
 	rm -rf $(DKMS_SRC)
 	install -d $(DKMS_SRC)/module $(DKMS_SRC)/include/uapi/linux
 	install -m 0644 Kbuild dkms.conf $(DKMS_SRC)/
-	install -m 0644 module/*.c module/*.h $(DKMS_SRC)/module/
-	install -m 0755 module/gen-btf-header module/btf-path \
-		module/extract-vmlinux $(DKMS_SRC)/module/
+	install -m 0644 $(filter-out $(MODULE_SCRIPTS),$(MODULE_FILES)) \
+		$(DKMS_SRC)/module/
+	install -m 0755 $(MODULE_SCRIPTS) $(DKMS_SRC)/module/
 	install -m 0644 include/uapi/linux/pollfs.h $(DKMS_SRC)/include/uapi/linux/
 	dkms add pollfs/$(DKMS_VERSION)
 	dkms install pollfs/$(DKMS_VERSION) -k $(KVER)
@@ -178,7 +187,7 @@ clean:
 	$(MAKE) -C tests clean
 	$(MAKE) -C examples clean
 
-.PHONY: all module lib tests examples setup check check-dkms run shell style \
-	fuzz check-unprivileged check-debug \
+.PHONY: all module lib tests examples setup host-setup check check-dkms run \
+	shell style fuzz check-unprivileged check-debug \
 	style-build \
 	install install-module dkms-install clean bench bench-build
