@@ -126,13 +126,21 @@ static __poll_t pollfs_ready(struct pollfs_object *obj)
 	return obj->kind->poll(obj) & (EPOLLIN | EPOLLHUP | EPOLLERR);
 }
 
-static ssize_t pollfs_read(struct file *file, char __user *buf, size_t count,
-			   loff_t *ppos)
+/*
+ * Through read(2), readv(2) and io_uring alike.  IOCB_NOWAIT (io_uring's
+ * first, inline try) is answered like O_NONBLOCK: io_uring then waits
+ * for POLLIN and tries again, instead of parking a worker thread in the
+ * sleep below.
+ */
+static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
+	struct file *file = iocb->ki_filp;
 	struct pollfs_object *obj = file->private_data;
 	const struct pollfs_kind *kind = obj->kind;
 	size_t size = kind->read_size;
-	size_t nrec = count / size;
+	size_t nrec = iov_iter_count(to) / size;
+	bool nowait = (file->f_flags & O_NONBLOCK) ||
+		      (iocb->ki_flags & IOCB_NOWAIT);
 	size_t done = 0;
 	u8 rec[POLLFS_RECORD_MAX];
 	int ret;
@@ -144,7 +152,7 @@ static ssize_t pollfs_read(struct file *file, char __user *buf, size_t count,
 
 	while (done < nrec) {
 		ret = kind->read(obj, rec);
-		if (ret == -EAGAIN && !done && !(file->f_flags & O_NONBLOCK)) {
+		if (ret == -EAGAIN && !done && !nowait) {
 			ret = wait_event_interruptible(*kind->waitq(obj),
 						       pollfs_ready(obj));
 			if (ret)
@@ -159,7 +167,7 @@ static ssize_t pollfs_read(struct file *file, char __user *buf, size_t count,
 		 * that faults is lost: the caller passed memory it cannot
 		 * write.
 		 */
-		if (copy_to_user(buf + done * size, rec, size)) {
+		if (copy_to_iter(rec, size, to) != size) {
 			ret = -EFAULT;
 			break;
 		}
@@ -168,16 +176,17 @@ static ssize_t pollfs_read(struct file *file, char __user *buf, size_t count,
 	return done ? done * size : ret;
 }
 
-static ssize_t pollfs_write(struct file *file, const char __user *buf,
-			    size_t count, loff_t *ppos)
+/* A write never waits for an event, so IOCB_NOWAIT changes nothing. */
+static ssize_t pollfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	struct pollfs_object *obj = file->private_data;
+	struct pollfs_object *obj = iocb->ki_filp->private_data;
 	const struct pollfs_kind *kind = obj->kind;
+	size_t count = iov_iter_count(from);
 	ssize_t ret;
 
 	if (!kind->write_size || count < kind->write_size)
 		return -EINVAL;
-	ret = kind->write(obj, buf, count / kind->write_size);
+	ret = kind->write(obj, from, count / kind->write_size);
 	return ret < 0 ? ret : ret * kind->write_size;
 }
 
@@ -187,7 +196,7 @@ static ssize_t pollfs_write(struct file *file, const char __user *buf,
  * pending signal ends the write after the records applied so far, as it
  * ends a pipe write, and every record is a scheduling point.
  */
-ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
+ssize_t pollfs_write_each(struct pollfs_object *obj, struct iov_iter *from,
 			  size_t nrec, size_t size,
 			  int (*apply)(struct pollfs_object *obj,
 				       const void *rec))
@@ -200,7 +209,7 @@ ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
 		if (done && signal_pending(current))
 			break;
 		cond_resched();
-		if (copy_from_user(rec, buf + done * size, size)) {
+		if (copy_from_iter(rec, size, from) != size) {
 			ret = -EFAULT;
 			break;
 		}
@@ -211,12 +220,17 @@ ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
 	return done ? done : ret;
 }
 
+/* A write never waits: every object that takes writes can take one now. */
 static __poll_t pollfs_poll(struct file *file, poll_table *pt)
 {
 	struct pollfs_object *obj = file->private_data;
+	__poll_t events;
 
 	poll_wait(file, obj->kind->waitq(obj), pt);
-	return obj->kind->poll(obj);
+	events = obj->kind->poll(obj);
+	if (obj->kind->write_size)
+		events |= EPOLLOUT | EPOLLWRNORM;
+	return events;
 }
 
 static int pollfs_release(struct inode *inode, struct file *file)
@@ -238,8 +252,8 @@ static void pollfs_show_fdinfo(struct seq_file *m, struct file *file)
 
 static const struct file_operations pollfs_fops = {
 	.owner		= THIS_MODULE,
-	.read		= pollfs_read,
-	.write		= pollfs_write,
+	.read_iter	= pollfs_read_iter,
+	.write_iter	= pollfs_write_iter,
 	.poll		= pollfs_poll,
 	.release	= pollfs_release,
 	.llseek		= no_llseek,
@@ -302,6 +316,8 @@ int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
 	}
 	/* Paired with the fops_put() in __fput(). */
 	__module_get(THIS_MODULE);
+	/* read_iter and write_iter honour IOCB_NOWAIT: io_uring goes inline. */
+	file->f_mode |= FMODE_NOWAIT;
 	file->private_data = obj;
 	fd_install(fd, file);
 	return fd;

@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/seq_file.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 
 struct pollfs_object;
@@ -27,8 +28,8 @@ struct pollfs_object;
  * @write_size:	size of one record written, 0 if writes are refused
  * @read:	pop one record into @rec without sleeping: 1 when it did,
  *		0 at end of file, -EAGAIN when nothing is ready, else -errno
- * @write:	apply @nrec records from user memory: the number applied
- *		(at least 1) or -errno
+ * @write:	apply @nrec records from @from: the number applied (at
+ *		least 1) or -errno
  * @poll:	readiness now, without waiting
  * @waitq:	the queue woken whenever @poll may have changed
  * @show_fdinfo: state shown in /proc/PID/fdinfo (optional)
@@ -49,7 +50,7 @@ struct pollfs_kind {
 	unsigned int read_max;
 	size_t write_size;
 	int (*read)(struct pollfs_object *obj, void *rec);
-	ssize_t (*write)(struct pollfs_object *obj, const char __user *buf,
+	ssize_t (*write)(struct pollfs_object *obj, struct iov_iter *from,
 			 size_t nrec);
 	__poll_t (*poll)(struct pollfs_object *obj);
 	wait_queue_head_t *(*waitq)(struct pollfs_object *obj);
@@ -79,7 +80,7 @@ int pollfs_check_flags(u32 flags, u32 reserved);
 int pollfs_get_open_flags(const void __user *arg, u32 *flags);
 int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
 		   u32 flags);
-ssize_t pollfs_write_each(struct pollfs_object *obj, const char __user *buf,
+ssize_t pollfs_write_each(struct pollfs_object *obj, struct iov_iter *from,
 			  size_t nrec, size_t size,
 			  int (*apply)(struct pollfs_object *obj,
 				       const void *rec));

@@ -287,7 +287,7 @@ static int pollfs_futex_reserve(struct pollfs_futex *f, unsigned int nr)
 	return 0;
 }
 
-static int pollfs_futex_arm(struct pollfs_futex *f, const char __user *buf,
+static int pollfs_futex_arm(struct pollfs_futex *f, struct iov_iter *from,
 			    unsigned int nr)
 {
 	struct pollfs_futex_wait *w;
@@ -299,8 +299,8 @@ static int pollfs_futex_arm(struct pollfs_futex *f, const char __user *buf,
 		return ret;
 	for (i = 0; i < nr; i++) {
 		w = &f->waits[i];
-		if (copy_from_user(&w->ev, buf + i * sizeof(w->ev),
-				   sizeof(w->ev)))
+		if (copy_from_iter(&w->ev, sizeof(w->ev), from) !=
+		    sizeof(w->ev))
 			return -EFAULT;
 		if (w->ev.flags & ~POLLFS_FUTEX_SHARED ||
 		    w->ev.addr % sizeof(u32))
@@ -328,7 +328,7 @@ static int pollfs_futex_arm(struct pollfs_futex *f, const char __user *buf,
  * nothing.)
  */
 static ssize_t pollfs_futex_write(struct pollfs_object *obj,
-				  const char __user *buf, size_t nrec)
+				  struct iov_iter *from, size_t nrec)
 {
 	struct pollfs_futex *f = to_futex(obj);
 	int ret;
@@ -345,7 +345,7 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 	else if (!current->mm)
 		ret = -EFAULT;
 	else
-		ret = pollfs_futex_arm(f, buf, nrec);
+		ret = pollfs_futex_arm(f, from, nrec);
 	mutex_unlock(&f->lock);
 	return ret ? ret : nrec;
 }

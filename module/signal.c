@@ -155,9 +155,9 @@ static int pollfs_signal_apply(struct pollfs_object *obj, const void *rec)
 }
 
 static ssize_t pollfs_signal_write(struct pollfs_object *obj,
-				   const char __user *buf, size_t nrec)
+				   struct iov_iter *from, size_t nrec)
 {
-	return pollfs_write_each(obj, buf, nrec, sizeof(u64),
+	return pollfs_write_each(obj, from, nrec, sizeof(u64),
 				 pollfs_signal_apply);
 }
 

@@ -241,9 +241,9 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 }
 
 static ssize_t pollfs_timer_write(struct pollfs_object *obj,
-				  const char __user *buf, size_t nrec)
+				  struct iov_iter *from, size_t nrec)
 {
-	return pollfs_write_each(obj, buf, nrec,
+	return pollfs_write_each(obj, from, nrec,
 				 sizeof(struct pollfs_timer_spec),
 				 pollfs_timer_apply);
 }
