@@ -26,6 +26,23 @@
  * reads.  Every operation runs under a per-thread interval timer whose
  * signal interrupts anything that blocks, so nothing waits for long.
  *
+ * Three harder ones besides:
+ *  - huge calls: reads and writes of up to the kernel's 2 GiB per call
+ *    (and counts it clamps), on every kind, from 2 GiB of read-only
+ *    zero pages (zeros are valid records: a signal mask of 0, a timer
+ *    spec that disarms) that end in a PROT_NONE page, from a smaller
+ *    such region that ends in an unmapped one, and into 2 GiB of
+ *    writable MAP_NORESERVE memory; the interval timer must end each
+ *    one soon, with a short write of whole records; and a child killed
+ *    (SIGKILL) in the middle of such a write must be reaped at once;
+ *  - as root, steps of the realtime clock (1 ms to 1 hour, both ways,
+ *    back to the true time often) under timers armed on the realtime
+ *    clocks near now, absolute and relative, one-shot and periodic;
+ *  - io_destroy racing a helper thread's AIO completions (reads and
+ *    writes of a file, IOCB_CMD_POLL of a pipe) under AIO objects
+ *    watched by an epoll set for EPOLLHUP alone (events 0 or EPOLLHUP,
+ *    edge-triggered too).
+ *
  * The operations are drawn from a generator seeded by the seed (printed
  * as "# seed N": run with -s N to replay the same choices; threads and
  * timing make the outcome differ).  Nothing depends on a particular
@@ -38,21 +55,34 @@
  *    context the object was made for);
  *  - a write returns -1 or whole records; a futex write all of its
  *    records or none; writes to AIO objects and to /dev/pollfs fail;
- *  - poll never reports anything but POLLIN, POLLHUP or POLLERR;
+ *  - poll never reports anything but POLLIN, POLLHUP, POLLERR and, on an
+ *    object that takes writes, POLLOUT, which it then always reports;
  *  - an ioctl that cannot be valid (unknown number of pollfs's magic,
  *    unreadable argument, unknown flag or non-zero reserved field)
  *    creates nothing; a created object is a pollfs file of its kind
  *    (and, in the single-threaded children, has the flags asked for);
  *  - lseek fails;
- *  - no child dies of a signal it did not send itself, and none hangs.
+ *  - no child dies of a signal it did not send itself, and none hangs;
+ *  - a huge write returns within seconds: -1 or whole records, at least
+ *    one when the first is readable zeros (signal, timer), never more
+ *    than were readable; futex writes of more than 128 records fail;
+ *    a child in a huge write is gone within 2 s of a SIGKILL;
+ *  - a timer read never reports 0 expirations, whatever the clock did;
+ *  - once io_destroy returned, epoll reports EPOLLHUP for every AIO
+ *    object of the context within a second, poll shows POLLHUP and a
+ *    read returns 0.
  * These checks are exact only when no other thread closed or replaced
  * the descriptor during the call (a generation count tells).
  *
  * A supervisor process runs the fuzzing process, kills it if it overruns
  * its time, and after every process is gone checks that the module's
  * reference count (and, when /proc/slabinfo is readable, pollfs's slab
- * caches) came back to where they started: no object leaked.  The test
- * runner and the guest harness check the kernel log and the unload.
+ * caches) came back to where they started: no object leaked.  It also
+ * puts the realtime clock back where it would be had no one set it (the
+ * realtime and monotonic clocks at its start, plus the monotonic time
+ * since), on every way out it can: at the end, on a failure, and on
+ * SIGTERM, SIGINT and SIGHUP.  The test runner and the guest harness
+ * check the kernel log and the unload.
  *
  * Defaults: 60 s (tests/run allows the fuzzer 100), seed from the clock.
  * POLLFS_FUZZ_TIME and POLLFS_FUZZ_SEED in the environment replace the
@@ -93,9 +123,16 @@
 #define MAXCHILD	4	/* forked children alive at once */
 #define MAXEPHEMERAL	3	/* short-lived extra threads */
 #define HIGH_FD		2000	/* F_DUPFD puts copies at or above this */
+#define PRIVATE_FD	(HIGH_FD + 128)	/* fds out of the table, above */
+#define NOFILE		(HIGH_FD + 256)
 #define BUFPAGES	3	/* per-thread buffer, then an unmapped page */
 #define CHURN_PAGES	4
 #define PAGE		4096
+#define MAX_RW		((size_t)0x7ffff000) /* the kernel's limit per call */
+#define HUGE_LEN	((size_t)1 << 31)	/* the huge regions */
+#define HOLE_LEN	((size_t)64 << 20)	/* one with an unmapped tail */
+#define HOLE_GAP	((size_t)2 << 20)	/* and the gap after it */
+#define USER_END	0x00007ffffffff000ull	/* end of user addresses */
 
 enum kind { K_NONE, K_DEV, K_SIGNAL, K_TIMER, K_FUTEX, K_AIO, K_EPOLL,
 	    K_UNKNOWN, K_NKINDS };
@@ -120,7 +157,9 @@ static bool is_obj(int k)
 struct stats {
 	atomic_long ops, creates, create_fail, reads, records, eintr,
 		writes, arms, wakes_counted, forks, execs, aio_setups,
-		signals, closes, dups, epolls, maps, children_failed;
+		signals, closes, dups, epolls, maps, children_failed,
+		huge_writes, huge_reads, short_writes, huge_kills,
+		clock_steps, destroy_races, race_completions;
 	atomic_int failed;
 };
 static struct stats *st;
@@ -354,6 +393,15 @@ static char *churn;		/* remapped, unmapped, mprotected at random */
 static atomic_int churn_mapped;
 static int memfd = -1, churn_memfd = -1, tmpfd = -1, nullfd = -1;
 static uint64_t vdso;
+/*
+ * The huge regions, mapped once (NULL if the mapping failed): none costs
+ * memory but what is written to huge_rw (reads, near its two ends only)
+ * and the page tables of the zero pages that huge writes read.
+ */
+static char *huge_ro;		/* HUGE_LEN of zero pages, PROT_NONE after */
+static char *huge_hole;		/* HOLE_LEN of zero pages, then HOLE_GAP
+				   unmapped */
+static char *huge_rw;		/* HUGE_LEN writable, then PROT_NONE */
 
 static const uint64_t kaddrs[] = {
 	0, 1, 4, 0xffc, 0x1000, 0x00007ffffffff000ull, 0x00007ffffffffffcull,
@@ -378,6 +426,35 @@ static void *xmap(size_t len, int prot, int flags, int fd)
 		FAIL("mmap(%zu, prot %#x, flags %#x): %s", len, prot, flags,
 		     strerror(errno));
 	return p;
+}
+
+static void *huge_map(size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		pt_diag("mmap of %zu bytes: %s: no huge calls from there", len,
+			strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+static void setup_huge(void)
+{
+	huge_ro = huge_map(HUGE_LEN + PAGE, PROT_READ);
+	if (huge_ro)
+		CHECK_SYS(mprotect(huge_ro + HUGE_LEN, PAGE, PROT_NONE));
+	huge_hole = huge_map(HOLE_LEN + HOLE_GAP, PROT_READ);
+	if (huge_hole)
+		CHECK_SYS(munmap(huge_hole + HOLE_LEN, HOLE_GAP));
+	/* not 2 MB at a time: only the pages reads write may cost memory */
+	huge_rw = huge_map(HUGE_LEN + PAGE, PROT_READ | PROT_WRITE);
+	if (huge_rw) {
+		madvise(huge_rw, HUGE_LEN, MADV_NOHUGEPAGE);
+		CHECK_SYS(mprotect(huge_rw + HUGE_LEN, PAGE, PROT_NONE));
+	}
 }
 
 static void setup_memory(void)
@@ -413,6 +490,7 @@ static void setup_memory(void)
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	atomic_store(&churn_mapped, 1);
 	vdso = getauxval(AT_SYSINFO_EHDR);
+	setup_huge();
 }
 
 /* Reads or writes memory that may not be there, without faulting. */
@@ -464,11 +542,15 @@ static void holes_check(void)
 	}
 }
 
+/* pick_buf() picks the small ones, pick_huge_buf() the huge ones. */
 enum bufkind { B_GOOD, B_MISALIGNED, B_CROSS, B_RO, B_NONE, B_HOLE, B_NULL,
-	       B_KERNEL, B_VDSO, B_NKINDS };
+	       B_KERNEL, B_VDSO, B_NSMALL,
+	       B_HUGE_RO = B_NSMALL, B_HUGE_NONE, B_HUGE_HOLE, B_HUGE_RW,
+	       B_NKINDS };
 static const char *const buf_name[B_NKINDS] = {
 	"good", "misaligned", "cross", "ro", "none", "hole", "null", "kernel",
-	"vdso"
+	"vdso", "huge-ro", "huge-ro-then-none", "huge-ro-then-hole",
+	"huge-rw"
 };
 
 struct buf {
@@ -509,7 +591,7 @@ static void pick_buf(struct buf *b, size_t n, bool hostile)
 		unsigned int r = (unsigned int)rn(100);
 
 		bk = r < 45 ? B_GOOD : r < 62 ? B_MISALIGNED : r < 78 ? B_CROSS :
-		     B_RO + (int)rn(B_NKINDS - B_RO);
+		     B_RO + (int)rn(B_NSMALL - B_RO);
 	}
 	b->bk = bk;
 	b->guard = NULL;
@@ -848,7 +930,13 @@ static void fill_futex_rec(struct pollfs_futex_event *ev)
 
 /* ---- record contents ---- */
 
-static struct __kernel_timespec pick_ts(bool value)
+static bool realtime_clock(int32_t clk)
+{
+	return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_ALARM;
+}
+
+/* A timespec for a value (or an interval) of a timer on clock clk. */
+static struct __kernel_timespec pick_ts(bool value, int32_t clk)
 {
 	struct __kernel_timespec ts = { 0, 0 };
 
@@ -872,10 +960,24 @@ static struct __kernel_timespec pick_ts(bool value)
 		ts.tv_nsec = 1 + (int64_t)rn(1000);	/* tiny */
 		break;
 	case 6: {
-		/* around now, for absolute times */
+		/*
+		 * Around now, for absolute times: now of the realtime clock
+		 * for its timers (mostly; the monotonic now is long past
+		 * for them, with overruns by the billion).
+		 */
 		struct timespec now;
+		bool real = realtime_clock(clk) && chance(75);
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		clock_gettime(real ? CLOCK_REALTIME : CLOCK_MONOTONIC, &now);
+		if (real && chance(50)) {
+			/* a few ms ahead or behind */
+			int64_t t = (int64_t)now.tv_sec * NSEC_PER_SEC +
+				    now.tv_nsec + (int64_t)rn(MS(20)) - MS(5);
+
+			ts.tv_sec = t / NSEC_PER_SEC;
+			ts.tv_nsec = t % NSEC_PER_SEC;
+			break;
+		}
 		ts.tv_sec = now.tv_sec + (int64_t)rn(2) - 1;
 		ts.tv_nsec = (int64_t)rn(NSEC_PER_SEC);
 		break;
@@ -901,9 +1003,9 @@ static void fill_timer_rec(struct pollfs_timer_spec *s)
 		s->clockid = chance(50) ? (int32_t)rn(16) - 2 : (int32_t)rnd();
 	s->flags = chance(80) ? (uint32_t)rn(2) :
 		   chance(50) ? 1u << rn(32) : (uint32_t)rnd();
-	s->value = pick_ts(true);
+	s->value = pick_ts(true, s->clockid);
 	s->interval = chance(50) ? (struct __kernel_timespec){ 0, 0 } :
-				   pick_ts(false);
+				   pick_ts(false, s->clockid);
 }
 
 static uint64_t pick_mask(void)
@@ -1740,14 +1842,17 @@ static void op_poll(void)
 	}
 	r = poll(pfd, (nfds_t)n, chance(70) ? 0 : (int)rn(10));
 	note("poll(%d fds) -> %d errno %d", n, r, errno);
-	if (r <= 0)
+	if (r < 0)
 		return;
 	for (int i = 0; i < n; i++) {
-		short allowed = POLLIN | POLLHUP | POLLERR;
+		short out = wsize[p[i].kind] ? POLLOUT | POLLWRNORM : 0;
+		short allowed = POLLIN | POLLHUP | POLLERR | out;
 
 		if (!is_obj(p[i].kind) || !same(&p[i]))
 			continue;
-		if (pfd[i].revents & ~allowed)
+		/* a write never waits: POLLOUT whenever it is asked for */
+		out &= pfd[i].events;
+		if ((pfd[i].revents & ~allowed) || (pfd[i].revents & out) != out)
 			STRICT_FAIL("poll of %s fd %d (events %#x): revents %#x",
 				    kind_name[p[i].kind], pfd[i].fd,
 				    (unsigned short)pfd[i].events,
@@ -2436,6 +2541,638 @@ static void op_focus(void)
 		atomic_store(&focus, p.i);
 }
 
+/* ---- huge calls ---- */
+
+/*
+ * A count at the kernel's limit or past it (it clamps to MAX_RW, and
+ * fails what runs past the end of the user address space), a large one,
+ * or one around the futex set's limit of 128 records.
+ */
+static size_t pick_huge_size(size_t rec)
+{
+	switch (rn(8)) {
+	case 0:
+		return MAX_RW;
+	case 1:
+		return (size_t)1 << 31;
+	case 2:
+		return MAX_RW / rec * rec;
+	case 3:
+		if (chance(25))
+			return chance(50) ? SIZE_MAX : (size_t)SSIZE_MAX;
+		return (size_t)1 << (32 + rn(8));
+	case 4:
+		return rec * (POLLFS_FUTEX_WAITV_MAX - 4 + rn(8));
+	case 5:
+		return (((size_t)1 << 20) + rn(HUGE_LEN)) / rec * rec;
+	default:
+		return ((size_t)1 << 20) + rn((size_t)63 << 20);
+	}
+}
+
+/*
+ * A buffer in the huge regions.  Writes read zero pages: from anywhere
+ * near the start of the 2 GiB, or a few records before its PROT_NONE
+ * tail, or the smaller region's unmapped one; now and then the writable
+ * region, or the PROT_NONE page itself.  Reads write the writable region,
+ * near its start or its PROT_NONE tail (so that they touch little), or
+ * the read-only one.
+ */
+static void pick_huge_buf(struct buf *b, size_t rec, bool for_read)
+{
+	size_t tail = rec * rn(4096) + (chance(20) ? rn(rec) : 0), off;
+	unsigned int r = (unsigned int)rn(20);
+
+	b->guard = NULL;
+	off = rn(1024) * PAGE + (chance(20) ? 1 + rn(7) : 0);
+	if (for_read) {
+		if (!huge_rw || r < 2) {
+			b->bk = B_HUGE_RO;
+			b->p = huge_ro + off;
+			b->rd = HUGE_LEN - off;
+			b->wr = 0;
+			return;
+		}
+		if (r < 11)
+			off = HUGE_LEN - tail;
+		b->bk = B_HUGE_RW;
+		b->p = huge_rw + off;
+		b->rd = b->wr = HUGE_LEN - off;
+		return;
+	}
+	b->wr = 0;
+	if (r < 10) {
+		b->bk = B_HUGE_RO;
+		b->p = huge_ro + off;
+		b->rd = HUGE_LEN - off;
+	} else if (r < 14) {
+		b->bk = B_HUGE_NONE;
+		b->p = huge_ro + HUGE_LEN - tail;
+		b->rd = tail;
+	} else if (r < 18 && huge_hole) {
+		if (chance(70))
+			off = HOLE_LEN - tail;
+		b->bk = B_HUGE_HOLE;
+		b->p = huge_hole + off;
+		b->rd = HOLE_LEN - off;
+		b->guard = huge_hole + HOLE_LEN;
+	} else if (r < 19 && huge_rw) {
+		b->bk = B_HUGE_RW;
+		b->p = huge_rw + off;
+		b->rd = b->wr = HUGE_LEN - off;
+	} else {
+		b->bk = B_HUGE_NONE;
+		b->p = huge_ro + HUGE_LEN + rn(PAGE);
+		b->rd = 0;
+	}
+}
+
+/* How long a huge call may take: the guard's signal ends it in ms. */
+#define HUGE_HELD_S	5
+
+/*
+ * A read or write of up to 2 GiB on any object.  The guard fires within
+ * a few ms: the write ends there, with the records applied so far.
+ */
+static void op_huge(void)
+{
+	const int64_t held = HUGE_HELD_S * (int64_t)pt_time_scale() *
+			     NSEC_PER_SEC;
+	bool rd = chance(30), zeros, reach;
+	struct pick p;
+	struct buf b;
+	size_t rec, n, lim;
+	int64_t t0, took;
+	ssize_t r;
+	int e;
+
+	if (!huge_ro || !guard_ok)
+		return;
+	if (!pick_slot(&p, K_SIGNAL + (int)rn(4)) && !pick_slot(&p, -1))
+		return;
+	rec = rd ? rsize[p.kind] : wsize[p.kind];
+	if (!rec)
+		rec = 16;
+	n = pick_huge_size(rec);
+	lim = n < MAX_RW ? n : MAX_RW;
+	pick_huge_buf(&b, rec, rd);
+	zeros = b.bk != B_HUGE_RW;
+	/* the kernel fails at once what ends past the user address space */
+	reach = n <= USER_END && (uintptr_t)b.p <= USER_END - n;
+	guard_arm((int64_t)(US(200) + rn(MS(4))));
+	t0 = pt_mono();
+	errno = 0;
+	r = rd ? read(p.fd, b.p, n) : write(p.fd, b.p, n);
+	e = errno;
+	took = pt_mono() - t0;
+	settle(&b);
+	note("huge %s(%d %s, %s %p, %#zx) -> %zd errno %d in %lld us",
+	     rd ? "read" : "write", p.fd, kind_name[p.kind], buf_name[b.bk],
+	     (void *)b.p, n, r, e, (long long)(took / 1000));
+	if (took > held && same(&p))
+		FAIL("a %s of %#zx bytes on %s fd %d (%s buffer) took %lld ms: "
+		     "the interval timer's signal did not end it", rd ? "read" :
+		     "write", n, kind_name[p.kind], p.fd, buf_name[b.bk],
+		     (long long)(took / NSEC_PER_MSEC));
+	if (rd) {
+		atomic_fetch_add(&st->huge_reads, 1);
+		check_read(&p, &b, lim, r, e, "huge read");
+		return;
+	}
+	atomic_fetch_add(&st->huge_writes, 1);
+	if (r < 0) {
+		/*
+		 * The first record is applied whatever is pending, and
+		 * zeros are valid signal masks and timer specs.
+		 */
+		if (same(&p) && (p.kind == K_SIGNAL || p.kind == K_TIMER) &&
+		    zeros && reach && b.rd >= wsize[p.kind])
+			STRICT_FAIL("huge write of %#zx bytes of zeros (%s "
+				    "buffer, %zu readable) to %s fd %d failed: "
+				    "%s", n, buf_name[b.bk], b.rd,
+				    kind_name[p.kind], p.fd, strerror(e));
+		return;
+	}
+	check_write(&p, &b, lim, r, "huge write");
+	if (p.kind != K_FUTEX && wsize[p.kind] &&
+	    (size_t)r < lim / wsize[p.kind] * wsize[p.kind])
+		atomic_fetch_add(&st->short_writes, 1);
+}
+
+/*
+ * A child in the middle of a huge write (no guard there), killed: it
+ * must be gone at once, not when the write would have ended.
+ */
+static atomic_int huge_killing;
+
+static void op_huge_kill(void)
+{
+	const int64_t bound = 2 * (int64_t)pt_time_scale() * NSEC_PER_SEC;
+	struct pollfs_signal_open so = { 0, 0, 0 };
+	struct pollfs_open to = { 0, 0 };
+	int kind = chance(50) ? K_SIGNAL : K_TIMER;
+	size_t n = chance(50) ? MAX_RW : HUGE_LEN;
+	int dev, fd, pfd[2], status;
+	int64_t t0, end;
+	pid_t pid, r;
+	char c = 0;
+
+	if (!huge_ro || depth >= 2 || pt_mono() > deadline - MS(300))
+		return;
+	if (atomic_exchange(&huge_killing, 1))
+		return;		/* one at a time is plenty */
+	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		FAIL("open /dev/pollfs: %s", strerror(errno));
+	fd = kind == K_SIGNAL ? ioctl(dev, POLLFS_IOC_SIGNAL, &so) :
+				ioctl(dev, POLLFS_IOC_TIMER, &to);
+	close(dev);
+	if (fd < 0 || pipe2(pfd, O_CLOEXEC)) {
+		note("huge kill: no %s object or pipe: %s", kind_name[kind],
+		     strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		atomic_store(&huge_killing, 0);
+		return;
+	}
+	/* a signal during fork makes it start again: no guard here */
+	guard_disarm();
+	pid = fork();
+	if (pid == 0) {
+		char *from = huge_ro + rn(1024) * PAGE;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* say it starts; the write would take minutes */
+		if (write(pfd[1], &c, 1) != 1 || write(fd, from, n) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(fd);
+	if (pid < 0) {
+		close(pfd[0]);
+		atomic_store(&huge_killing, 0);
+		return;
+	}
+	/* the child says when it starts writing (others' forks may hold
+	 * the pipe's other end too: wait a bounded time) */
+	for (end = pt_mono() + bound;;) {
+		struct pollfd pw = { pfd[0], POLLIN, 0 };
+
+		if ((poll(&pw, 1, 10) == 1 && read(pfd[0], &c, 1) >= 0) ||
+		    pt_mono() > end)
+			break;
+	}
+	close(pfd[0]);
+	pt_sleep_ns((int64_t)rn(MS(20)));
+	kill(pid, SIGKILL);
+	t0 = pt_mono();
+	while ((r = waitpid(pid, &status, WNOHANG)) != pid) {
+		if (r < 0 && errno != EINTR)
+			FAIL("waitpid(%d): %s", (int)pid, strerror(errno));
+		if (pt_mono() - t0 > bound) {
+			show_task(pid);
+			FAIL("child %d, killed in a write of %#zx bytes to a "
+			     "%s object, is still there %lld ms after the "
+			     "SIGKILL", (int)pid, n, kind_name[kind],
+			     (long long)((pt_mono() - t0) / NSEC_PER_MSEC));
+		}
+		pt_sleep_ns(US(200));
+	}
+	note("huge kill: child %d writing to a %s object reaped in %lld us, "
+	     "status %#x", (int)pid, kind_name[kind],
+	     (long long)((pt_mono() - t0) / 1000), status);
+	atomic_fetch_add(&st->huge_kills, 1);
+	atomic_store(&huge_killing, 0);
+}
+
+/* ---- the realtime clock ---- */
+
+static int64_t start_real, start_mono;	/* at the supervisor's start */
+static atomic_bool clock_ok;		/* root: we may set the clock */
+static pthread_mutex_t clock_lock = PTHREAD_MUTEX_INITIALIZER;
+#define STEP_MAX	(3600 * NSEC_PER_SEC)
+
+static int64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* The realtime clock as it would read had no one set it since the start. */
+static int64_t real_truth(void)
+{
+	return start_real + (clock_ns(CLOCK_MONOTONIC) - start_mono);
+}
+
+static int set_real(int64_t t)
+{
+	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
+
+	return clock_settime(CLOCK_REALTIME, &ts);
+}
+
+/* Puts the realtime clock back if anyone stepped it; async-signal-safe. */
+static void clock_restore(void)
+{
+	int e = errno;
+
+	if (st && atomic_load(&st->clock_steps))
+		set_real(real_truth());
+	errno = e;
+}
+
+/*
+ * Steps the realtime clock 1 ms to an hour forward or back (toward the
+ * true time when it is an hour off already), or home to the true time.
+ * Not once the fuzzing ends: then the main thread puts it back for good.
+ */
+static void clock_step(bool home)
+{
+	int64_t now, off, to, amount;
+	int r;
+
+	pthread_mutex_lock(&clock_lock);
+	if (atomic_load(&stop) || !atomic_load(&clock_ok)) {
+		pthread_mutex_unlock(&clock_lock);
+		return;
+	}
+	now = clock_ns(CLOCK_REALTIME);
+	to = real_truth();
+	off = now - to;
+	if (!home) {
+		amount = MS(1) << rn(22);
+		amount += (int64_t)rn((uint64_t)amount);
+		if (amount > STEP_MAX)
+			amount = STEP_MAX;
+		if (off < -STEP_MAX || (off <= STEP_MAX && chance(50)))
+			to = now + amount;
+		else
+			to = now - amount;
+	}
+	/* counted first: a failure that ends us now must still restore */
+	atomic_fetch_add(&st->clock_steps, 1);
+	errno = 0;
+	r = set_real(to);
+	if (r) {
+		atomic_fetch_sub(&st->clock_steps, 1);
+		if (errno == EPERM)
+			atomic_store(&clock_ok, false);
+	}
+	pthread_mutex_unlock(&clock_lock);
+	note("clock step %+lld ms (was %+lld ms off) -> %d errno %d",
+	     (long long)((to - now) / NSEC_PER_MSEC),
+	     (long long)(off / NSEC_PER_MSEC), r, errno);
+}
+
+/* A timer on a realtime clock that expires about now. */
+static void realtime_spec(struct pollfs_timer_spec *s)
+{
+	int64_t v = US(10) + (int64_t)rn(MS(20));
+
+	memset(s, 0, sizeof(*s));
+	s->clockid = chance(80) ? CLOCK_REALTIME : CLOCK_REALTIME_ALARM;
+	if (chance(60)) {
+		s->flags = POLLFS_TIMER_ABSTIME;
+		v += clock_ns(CLOCK_REALTIME) - MS(5);
+	}
+	s->value = pt_ns_ts(v);
+	if (chance(60))
+		s->interval = pt_ns_ts(US(50) + (int64_t)rn(MS(5)));
+}
+
+/* Reads a timer if poll says it is ready (it may not be, once read). */
+static void read_if_ready(const struct pick *p)
+{
+	struct pollfd pfd = { p->fd, POLLIN, 0 };
+	size_t n = rsize[K_TIMER] * (1 + rn(3));
+	struct buf b;
+	ssize_t r;
+	int e;
+
+	if (poll(&pfd, 1, (int)rn(3)) != 1 || !(pfd.revents & POLLIN))
+		return;
+	pick_buf(&b, n, false);
+	errno = 0;
+	r = read(p->fd, b.p, n);
+	e = errno;
+	settle(&b);
+	note("read after a step (%d %s, %zu) -> %zd errno %d", p->fd,
+	     kind_name[p->kind], n, r, e);
+	atomic_fetch_add(&st->reads, 1);
+	check_read(p, &b, n, r, e, "timer read after a clock step");
+}
+
+/*
+ * Realtime timers that expire about now, a step of the clock, and their
+ * records (expirations >= 1 however the clock went); then mostly back
+ * to the true time, so that waits on the realtime clock (FUTEX_LOCK_PI)
+ * never last long.
+ */
+static void op_clock(void)
+{
+	struct pick p[3];
+	int np = 0;
+
+	if (!atomic_load(&clock_ok))
+		return;
+	for (int i = (int)rn(4); i > 0; i--) {
+		struct pollfs_timer_spec spec;
+		struct buf b = { (char *)&spec, B_GOOD, sizeof(spec),
+				 sizeof(spec), NULL };
+		ssize_t r;
+
+		if (!pick_slot(&p[np], K_TIMER))
+			break;
+		realtime_spec(&spec);
+		r = write(p[np].fd, &spec, sizeof(spec));
+		note("realtime arm(%d, clock %d, flags %u, %lld.%09lld, "
+		     "%lld.%09lld) -> %zd errno %d", p[np].fd, spec.clockid,
+		     spec.flags, (long long)spec.value.tv_sec,
+		     (long long)spec.value.tv_nsec,
+		     (long long)spec.interval.tv_sec,
+		     (long long)spec.interval.tv_nsec, r, errno);
+		check_write(&p[np], &b, sizeof(spec), r, "realtime arm");
+		np++;
+	}
+	if (chance(50))
+		pt_sleep_ns((int64_t)rn(MS(2)));
+	clock_step(false);
+	if (chance(50))
+		pt_sleep_ns((int64_t)rn(MS(3)));
+	for (int i = 0; i < np; i++)
+		read_if_ready(&p[i]);
+	if (chance(70))
+		clock_step(true);
+}
+
+/* ---- io_destroy racing completions ---- */
+
+/*
+ * A descriptor of our own, out of the numbers the table ever holds: a
+ * thread that picked a slot whose fd was closed since would otherwise
+ * act on it (an epoll_wait on our epoll set, taking its events).
+ */
+static int private_fd(int fd)
+{
+	int hi;
+
+	if (fd < 0 || fd >= PRIVATE_FD)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, PRIVATE_FD);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+struct race {
+	aio_context_t ctx;
+	int pipe[2];		/* polled, when how is 1 */
+	int how;		/* 0: file reads and writes, 1: pipe polls */
+	uint64_t seed;
+	atomic_int stop;
+	atomic_long done;	/* requests submitted */
+};
+
+/* Completes requests on the context, as fast as it can, until it dies. */
+static void *race_completer(void *arg)
+{
+	struct race *ra = arg;
+	struct timespec zero = { 0, 0 };
+	struct io_event ev[8];
+	char buf[64];
+	sigset_t set;
+
+	/* the fuzzer's signals are for the fuzzing threads */
+	sigfillset(&set);
+	sigdelset(&set, SIGSEGV);
+	sigdelset(&set, SIGBUS);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	rseed(seed, ra->seed);
+	memset(buf, 0, sizeof(buf));
+	for (int i = 0; i < 100000 && !atomic_load(&ra->stop); i++) {
+		struct iocb cb, *cbs[1] = { &cb };
+
+		memset(&cb, 0, sizeof(cb));
+		cb.aio_data = (uint64_t)i;
+		if (ra->how) {
+			cb.aio_lio_opcode = IOCB_CMD_POLL;
+			cb.aio_fildes = (uint32_t)ra->pipe[0];
+			cb.aio_buf = POLLIN;
+		} else {
+			cb.aio_lio_opcode = chance(50) ? IOCB_CMD_PWRITE :
+					    IOCB_CMD_PREAD;
+			cb.aio_fildes = (uint32_t)tmpfd;
+			cb.aio_buf = (uintptr_t)buf;
+			cb.aio_nbytes = sizeof(buf);
+			cb.aio_offset = (int64_t)rn(1024) * 64;
+		}
+		if (syscall(SYS_io_submit, ra->ctx, 1, cbs) != 1) {
+			if (errno != EAGAIN)
+				break;		/* destroyed */
+			syscall(SYS_io_getevents, ra->ctx, 0, 8, ev, &zero);
+			continue;		/* the ring was full */
+		}
+		atomic_fetch_add(&ra->done, 1);
+		/* the pipe's wake-up completes the poll */
+		if (ra->how && write(ra->pipe[1], buf, 1) == 1 &&
+		    read(ra->pipe[0], buf, sizeof(buf)) < 0)
+			continue;
+		/* reap now and then, leaving some in the ring (POLLIN) */
+		if (chance(50))
+			syscall(SYS_io_getevents, ra->ctx, 0, 8, ev, &zero);
+	}
+	return NULL;
+}
+
+/*
+ * AIO objects on a context that a helper thread keeps completing
+ * requests on, watched by an epoll set for EPOLLHUP alone, and the
+ * context destroyed at a random moment: the end of the context must
+ * wake every watcher with EPOLLHUP, whatever wake-up the completions
+ * left pending.
+ */
+static void op_aio_race(void)
+{
+	static const uint32_t watch[] = { 0, EPOLLHUP, EPOLLET,
+					  EPOLLHUP | EPOLLET };
+	const int64_t bound = (int64_t)pt_time_scale() * NSEC_PER_SEC;
+	int fds[3], nobj = 1 + (int)rn(3), dev, ep, got = 0, all, i;
+	uint32_t want[3], seen[3] = { 0, 0, 0 };
+	int64_t until, dead;
+	struct race ra;
+	pthread_t th;
+	bool helper;
+	long r;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.pipe[0] = ra.pipe[1] = -1;
+	ra.how = (int)rn(2);
+	ra.seed = rnd();
+	if (syscall(SYS_io_setup, 4 + (unsigned int)rn(60), &ra.ctx)) {
+		note("aio race: io_setup: %s", strerror(errno));
+		return;
+	}
+	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+	ep = private_fd(epoll_create1(EPOLL_CLOEXEC));
+	if (ra.how && pipe2(ra.pipe, O_NONBLOCK | O_CLOEXEC))
+		ra.how = 0;
+	for (i = 0; i < nobj && dev >= 0 && ep >= 0; i++) {
+		struct pollfs_aio_open o = { ra.ctx, POLLFS_CLOEXEC, 0 };
+		struct epoll_event e;
+
+		if (chance(50))
+			o.flags |= POLLFS_NONBLOCK;
+		fds[i] = private_fd(ioctl(dev, POLLFS_IOC_AIO, &o));
+		if (fds[i] < 0) {
+			/* EINVAL: destroyed already, as explained below */
+			if (errno != EMFILE && errno != ENFILE &&
+			    errno != ENOMEM && errno != EINVAL)
+				FAIL("POLLFS_IOC_AIO on the live context "
+				     "%#llx: %s", (unsigned long long)ra.ctx,
+				     strerror(errno));
+			break;
+		}
+		want[i] = watch[rn(4)];
+		e.events = want[i];
+		e.data.u64 = (uint64_t)i;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e))
+			FAIL("epoll_ctl(ADD, aio fd %d, %#x): %s", fds[i],
+			     want[i], strerror(errno));
+	}
+	nobj = i;
+	helper = pthread_create(&th, NULL, race_completer, &ra) == 0;
+	/* a random moment into the completions; the pipe written from
+	 * here too now and then */
+	until = pt_mono() + (int64_t)rn(US(3000));
+	while (pt_mono() < until)
+		if (ra.how && chance(30) && write(ra.pipe[1], "x", 1) < 0)
+			sched_yield();
+	if (chance(30)) {
+		/* a completion of our own, just before */
+		struct iocb cb, *cbs[1] = { &cb };
+
+		memset(&cb, 0, sizeof(cb));
+		cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+		cb.aio_fildes = (uint32_t)tmpfd;
+		cb.aio_buf = (uintptr_t)tbuf;
+		cb.aio_nbytes = 64;
+		syscall(SYS_io_submit, ra.ctx, 1, cbs);
+	}
+	/*
+	 * EINVAL: another thread got here first.  op_aio unmaps rings, and
+	 * a context is found by its ring's address: this one's ring may
+	 * sit where an unmapped one was, and a destroy of that old context
+	 * finds this one.  Dead either way, and what follows holds.
+	 */
+	r = syscall(SYS_io_destroy, ra.ctx);
+	dead = pt_mono();
+	if (r && errno != EINVAL)
+		FAIL("io_destroy(%#llx): %s", (unsigned long long)ra.ctx,
+		     strerror(errno));
+	atomic_store(&ra.stop, 1);
+	all = (1 << nobj) - 1;
+	while (got != all && pt_mono() - dead < bound) {
+		struct epoll_event ev[4];
+		int n = epoll_wait(ep, ev, 4, 10);
+
+		for (int k = 0; k < n; k++) {
+			uint64_t j = ev[k].data.u64;
+
+			if (j >= (uint64_t)nobj ||
+			    (ev[k].events & ~(uint32_t)(EPOLLHUP | EPOLLERR)))
+				FAIL("epoll_wait: events %#x for item %llu "
+				     "(watched for EPOLLHUP alone)",
+				     ev[k].events, (unsigned long long)j);
+			seen[j] |= ev[k].events;
+			if (ev[k].events & EPOLLHUP)
+				got |= 1 << j;
+		}
+	}
+	if (helper)
+		pthread_join(th, NULL);
+	for (i = 0; i < nobj; i++) {
+		struct pollfd pfd = { fds[i], chance(50) ? POLLIN : 0, 0 };
+		char buf[16];
+		ssize_t rr;
+		int e;
+
+		poll(&pfd, 1, 0);
+		errno = 0;
+		rr = read(fds[i], buf, sizeof(buf));
+		e = errno;
+		if (!(got & (1 << i)) || !(pfd.revents & POLLHUP) || rr != 0)
+			FAIL("aio fd %d of %d on context %#llx (epoll events "
+			     "%#x): %s within %lld ms of io_destroy's return; "
+			     "poll revents %#x, read %zd (errno %d); %ld "
+			     "requests completed by the %s helper",
+			     i + 1, nobj, (unsigned long long)ra.ctx, want[i],
+			     (got & (1 << i)) ? "EPOLLHUP" : "no EPOLLHUP",
+			     (long long)(bound / NSEC_PER_MSEC),
+			     (unsigned)pfd.revents, rr, e,
+			     atomic_load(&ra.done),
+			     ra.how ? "IOCB_CMD_POLL" : "PREAD/PWRITE");
+		close(fds[i]);
+	}
+	note("aio race: %d objects, ctx %#llx, %ld requests, %s -> seen "
+	     "%#x %#x %#x", nobj, (unsigned long long)ra.ctx,
+	     atomic_load(&ra.done), ra.how ? "polls" : "reads and writes",
+	     seen[0], seen[1], seen[2]);
+	atomic_fetch_add(&st->destroy_races, 1);
+	atomic_fetch_add(&st->race_completions, atomic_load(&ra.done));
+	if (ra.pipe[0] >= 0) {
+		close(ra.pipe[0]);
+		close(ra.pipe[1]);
+	}
+	if (ep >= 0)
+		close(ep);
+	if (dev >= 0)
+		close(dev);
+}
+
 struct opdef {
 	void (*fn)(void);
 	unsigned int weight;
@@ -2464,6 +3201,12 @@ static const struct opdef ops[] = {
 	{ op_kill_child,	1,  true },
 	{ op_thread,		1,  false },
 	{ op_focus,		1,  false },
+	/* new ones here: the indices above are used (close, create, the
+	 * ephemeral threads' read, readv and write) */
+	{ op_huge,		2,  true },
+	{ op_huge_kill,		1,  false },
+	{ op_clock,		1,  false },
+	{ op_aio_race,		1,  false },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -2541,9 +3284,8 @@ static int fuzz_main(void)
 
 	pt_on_fail(dump_traces);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < HIGH_FD + 128 &&
-	    rl.rlim_max >= HIGH_FD + 128) {
-		rl.rlim_cur = HIGH_FD + 128;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < NOFILE) {
+		rl.rlim_cur = rl.rlim_max < NOFILE ? rl.rlim_max : NOFILE;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	setup_signals();
@@ -2570,6 +3312,10 @@ static int fuzz_main(void)
 	}
 	run_ops(deadline, false);
 	atomic_store(&stop, 1);
+	/* no step after this one: nothing may wait an hour on the clock */
+	pthread_mutex_lock(&clock_lock);
+	clock_restore();
+	pthread_mutex_unlock(&clock_lock);
 	for (int t = 1; t <= nthreads; t++)
 		pthread_join(th[t - 1], NULL);
 	while (atomic_load(&ephemeral))
@@ -2635,6 +3381,14 @@ static long read_slab(void)
 	}
 	fclose(f);
 	return sum;
+}
+
+/* Killed (tests/run's timeout): the clock first, then die of it. */
+static void on_term(int sig)
+{
+	clock_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void usage(void)
@@ -2712,6 +3466,11 @@ int main(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(st != MAP_FAILED);
 	CHECK_SYS(prctl(PR_SET_CHILD_SUBREAPER, 1));
+	start_mono = clock_ns(CLOCK_MONOTONIC);
+	start_real = clock_ns(CLOCK_REALTIME);
+	atomic_store(&clock_ok, geteuid() == 0);
+	/* the fuzzing process replaces it with its own (dump_traces) */
+	pt_on_fail(clock_restore);
 	ref0 = read_refcnt();
 	slab0 = read_slab();
 	pt_diag("%u s, %d threads besides the main one; module refcnt %ld, "
@@ -2723,6 +3482,9 @@ int main(int argc, char **argv)
 	CHECK_SYS(pid);
 	if (pid == 0)
 		_exit(fuzz_main());
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	signal(SIGHUP, on_term);
 
 	/* the fuzzing process must end by itself soon after the deadline */
 	hard = deadline + 9 * sec;
@@ -2778,6 +3540,7 @@ int main(int argc, char **argv)
 			pt_sleep_ms(10);
 		}
 	}
+	clock_restore();
 	pt_diag("%ld operations in %.1f s: %ld objects created (%ld ioctls "
 		"failed), %ld reads (%ld records, %ld EINTR), %ld writes, %ld "
 		"futex arms, FUTEX_WAKE counted %ld, %ld closes, %ld dups, %ld "
@@ -2792,6 +3555,20 @@ int main(int argc, char **argv)
 		atomic_load(&st->epolls), atomic_load(&st->signals),
 		atomic_load(&st->forks), atomic_load(&st->execs),
 		atomic_load(&st->aio_setups), atomic_load(&st->maps));
+	pt_diag("%ld huge writes (%ld short), %ld huge reads, %ld children "
+		"killed in a huge write, %ld realtime clock steps%s, %ld "
+		"io_destroy races (%ld requests raced)",
+		atomic_load(&st->huge_writes), atomic_load(&st->short_writes),
+		atomic_load(&st->huge_reads), atomic_load(&st->huge_kills),
+		atomic_load(&st->clock_steps),
+		atomic_load(&clock_ok) ? "" : " (not root)",
+		atomic_load(&st->destroy_races),
+		atomic_load(&st->race_completions));
+	if (atomic_load(&st->clock_steps))
+		pt_diag("realtime clock put back: %+lld us from the start's "
+			"plus the monotonic time since",
+			(long long)((clock_ns(CLOCK_REALTIME) - real_truth()) /
+				    1000));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
 		FAIL("the fuzzing process %s %d (seed %" PRIu64 ")",
 		     WIFEXITED(status) ? "exited with" : "was killed by signal",
