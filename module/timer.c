@@ -371,6 +371,11 @@ const struct pollfs_kind pollfs_timer_kind = {
 	.init		= pollfs_timer_init,
 	.exit		= pollfs_timer_exit,
 	.read_size	= sizeof(struct pollfs_timer_event),
+	/*
+	 * One record holds every expiration: a read must not pick up a
+	 * second one that a short period fired while it copied the first.
+	 */
+	.read_max	= 1,
 	.write_size	= sizeof(struct pollfs_timer_spec),
 	.read		= pollfs_timer_read,
 	.write		= pollfs_timer_write,
