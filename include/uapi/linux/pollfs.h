@@ -91,6 +91,12 @@ struct pollfs_siginfo {
 
 /* Timer object: write a spec to arm or disarm, read expiration events. */
 #define POLLFS_TIMER_ABSTIME	0x1
+/*
+ * With POLLFS_TIMER_ABSTIME on CLOCK_REALTIME(_ALARM) only: a
+ * discontinuous set of the realtime clock makes the next read fail with
+ * ECANCELED, as timerfd's TFD_TIMER_CANCEL_ON_SET.  (1.1)
+ */
+#define POLLFS_TIMER_CANCEL_ON_SET	0x2
 
 /*
  * clockid is one of CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
@@ -98,7 +104,7 @@ struct pollfs_siginfo {
  */
 struct pollfs_timer_spec {
 	__s32 clockid;
-	__u32 flags;		/* POLLFS_TIMER_ABSTIME */
+	__u32 flags;		/* POLLFS_TIMER_ABSTIME, _CANCEL_ON_SET */
 	struct __kernel_timespec value;		/* first expiry; 0 disarms */
 	struct __kernel_timespec interval;	/* period; 0 is one-shot */
 };
@@ -109,18 +115,24 @@ struct pollfs_timer_event {
 	struct __kernel_timespec interval;
 };
 
+/* On a timer object: its state now, consuming nothing.  (1.1) */
+#define POLLFS_IOC_TIMER_GET	_IOR(POLLFS_IOC_MAGIC, 0x20, struct pollfs_timer_event)
+
 /*
  * Futex object: write one record to wait on a futex word, or 2 to
  * POLLFS_FUTEX_WAITV_MAX records to wait on any of them; read the
- * record(s) that were woken.
+ * record(s) that were woken.  With POLLFS_FUTEX_WATCH (1.1) a read
+ * re-arms each woken record on its word's value now, returned in val.
+ * One record of all zeros disarms the object.  (1.1)
  */
 #define POLLFS_FUTEX_SHARED	0x1
+#define POLLFS_FUTEX_WATCH	0x2
 #define POLLFS_FUTEX_WAITV_MAX	128
 
 struct pollfs_futex_event {
 	__u64 addr;		/* user address of a 4-byte aligned __u32 */
 	__u32 val;		/* expected value */
-	__u32 flags;		/* POLLFS_FUTEX_SHARED, or 0 for private */
+	__u32 flags;		/* POLLFS_FUTEX_SHARED, POLLFS_FUTEX_WATCH */
 };
 
 /* AIO object: read how many completions the ring holds, unreaped. */
