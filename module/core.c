@@ -242,6 +242,16 @@ static int pollfs_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static long pollfs_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct pollfs_object *obj = file->private_data;
+
+	if (!obj->kind->ioctl)
+		return -ENOTTY;
+	return obj->kind->ioctl(obj, cmd, (void __user *)arg);
+}
+
 static void pollfs_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct pollfs_object *obj = file->private_data;
@@ -256,6 +266,8 @@ static const struct file_operations pollfs_fops = {
 	.write_iter	= pollfs_write_iter,
 	.poll		= pollfs_poll,
 	.release	= pollfs_release,
+	.unlocked_ioctl	= pollfs_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 	.show_fdinfo	= pollfs_show_fdinfo,
 };

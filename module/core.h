@@ -32,6 +32,7 @@ struct pollfs_object;
  *		least 1) or -errno
  * @poll:	readiness now, without waiting
  * @waitq:	the queue woken whenever @poll may have changed
+ * @ioctl:	an ioctl on the object's file, -ENOTTY if not its (optional)
  * @show_fdinfo: state shown in /proc/PID/fdinfo (optional)
  * @release:	free the object; called once, when its file goes away
  *
@@ -54,6 +55,8 @@ struct pollfs_kind {
 			 size_t nrec);
 	__poll_t (*poll)(struct pollfs_object *obj);
 	wait_queue_head_t *(*waitq)(struct pollfs_object *obj);
+	long (*ioctl)(struct pollfs_object *obj, unsigned int cmd,
+		      void __user *arg);
 	void (*show_fdinfo)(struct seq_file *m, struct pollfs_object *obj);
 	void (*release)(struct pollfs_object *obj);
 };

@@ -7,14 +7,26 @@
  * timerfd, a periodic timer is not re-armed from its callback but when
  * its count is consumed, so a tiny period cannot keep a CPU busy and the
  * overruns of a timer nobody read are counted all at once.
+ *
+ * POLLFS_TIMER_CANCEL_ON_SET is timerfd's TFD_TIMER_CANCEL_ON_SET: the
+ * timer notes the offset of the realtime clock from the monotonic one
+ * when armed, and a read that finds the offset changed (the clock was
+ * set) fails with ECANCELED.  The comparison, not a notification, is
+ * what decides, so nothing is missed; to wake pollers when it happens, a
+ * kprobe on timerfd_clock_was_set(), which the kernel calls after every
+ * discontinuous set, walks the list of such timers.
  */
 
 #include <linux/alarmtimer.h>
 #include <linux/capability.h>
 #include <linux/hrtimer.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/pollfs.h>
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 #include "core.h"
 #include "ksyms.h"
@@ -35,13 +47,91 @@ struct pollfs_timer {
 	clockid_t clockid;
 	u32 flags;		/* of the last arming, for fdinfo */
 	bool expired;		/* fired, and not re-armed since */
+	ktime_t moffs;		/* realtime - monotonic, when armed */
+	struct list_head cancel_link;	/* on pollfs_timer_cancel_list */
 };
 
 static struct kmem_cache *pollfs_timer_cache;
 
+/* The CANCEL_ON_SET timers, to wake when the realtime clock is set. */
+static LIST_HEAD(pollfs_timer_cancel_list);
+static DEFINE_SPINLOCK(pollfs_timer_cancel_lock);
+
 static struct pollfs_timer *to_timer(struct pollfs_object *obj)
 {
 	return container_of(obj, struct pollfs_timer, obj);
+}
+
+static bool pollfs_timer_cancels(const struct pollfs_timer *t)
+{
+	return t->flags & POLLFS_TIMER_CANCEL_ON_SET;
+}
+
+/* Called with the lock held: was the realtime clock set since arming? */
+static bool pollfs_timer_cancelled(const struct pollfs_timer *t)
+{
+	return pollfs_timer_cancels(t) && t->moffs != ktime_mono_to_real(0);
+}
+
+/*
+ * kprobe pre-handler of timerfd_clock_was_set(), in process context after
+ * the clock was set: wake the pollers of every timer that now cancels.
+ */
+static int pollfs_timer_clock_was_set(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pollfs_timer *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pollfs_timer_cancel_lock, flags);
+	list_for_each_entry(t, &pollfs_timer_cancel_list, cancel_link) {
+		spin_lock(&t->wqh.lock);
+		if (pollfs_timer_cancelled(t))
+			wake_up_locked_poll(&t->wqh, EPOLLIN);
+		spin_unlock(&t->wqh.lock);
+	}
+	spin_unlock_irqrestore(&pollfs_timer_cancel_lock, flags);
+	return 0;
+}
+
+static struct kprobe pollfs_timer_kprobe = {
+	.symbol_name	= "timerfd_clock_was_set",
+	.pre_handler	= pollfs_timer_clock_was_set,
+};
+
+static DEFINE_MUTEX(pollfs_timer_kprobe_lock);
+static bool pollfs_timer_kprobed;
+
+/* In when the first CANCEL_ON_SET timer is armed, until unload. */
+static int pollfs_timer_probe(void)
+{
+	int err = 0;
+
+	/* Pairs with the release below: true means the probe is in. */
+	if (smp_load_acquire(&pollfs_timer_kprobed))
+		return 0;
+	mutex_lock(&pollfs_timer_kprobe_lock);
+	if (!pollfs_timer_kprobed) {
+		err = register_kprobe(&pollfs_timer_kprobe);
+		if (err)
+			pr_err("cannot probe timerfd_clock_was_set (%d)\n", err);
+		else	/* pairs with the acquire above */
+			smp_store_release(&pollfs_timer_kprobed, true);
+	}
+	mutex_unlock(&pollfs_timer_kprobe_lock);
+	return err;
+}
+
+/* On the list exactly while armed with CANCEL_ON_SET. */
+static void pollfs_timer_set_cancel(struct pollfs_timer *t, bool on)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pollfs_timer_cancel_lock, flags);
+	if (on && list_empty(&t->cancel_link))
+		list_add(&t->cancel_link, &pollfs_timer_cancel_list);
+	else if (!on)
+		list_del_init(&t->cancel_link);
+	spin_unlock_irqrestore(&pollfs_timer_cancel_lock, flags);
 }
 
 static bool pollfs_clock_is_alarm(clockid_t clockid)
@@ -184,6 +274,7 @@ static void pollfs_timer_setup(struct pollfs_timer *t,
 	t->interval = pollfs_timespec_to_ktime(&spec->interval);
 	t->ticks = 0;
 	t->expired = false;
+	t->moffs = ktime_mono_to_real(0);
 
 	if (pollfs_clock_is_alarm(t->clockid)) {
 		alarm_init(&t->t.alarm, t->clockid == CLOCK_REALTIME_ALARM ?
@@ -209,15 +300,27 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 {
 	const struct pollfs_timer_spec *spec = rec;
 	struct pollfs_timer *t = to_timer(obj);
-	int cancelled;
+	bool cancels = spec->flags & POLLFS_TIMER_CANCEL_ON_SET;
+	int cancelled, err;
 
-	if ((spec->flags & ~POLLFS_TIMER_ABSTIME) ||
+	if ((spec->flags & ~(POLLFS_TIMER_ABSTIME |
+			     POLLFS_TIMER_CANCEL_ON_SET)) ||
 	    !pollfs_clock_valid(spec->clockid) ||
 	    !pollfs_timespec_valid(&spec->value) ||
 	    !pollfs_timespec_valid(&spec->interval))
 		return -EINVAL;
+	if (cancels && (!(spec->flags & POLLFS_TIMER_ABSTIME) ||
+			(spec->clockid != CLOCK_REALTIME &&
+			 spec->clockid != CLOCK_REALTIME_ALARM)))
+		return -EINVAL;
 	if (pollfs_clock_is_alarm(spec->clockid) && !capable(CAP_WAKE_ALARM))
 		return -EPERM;
+	if (cancels) {
+		err = pollfs_timer_probe();
+		if (err)
+			return err;
+	}
+	pollfs_timer_set_cancel(t, cancels);
 
 	/*
 	 * The old timer must be inactive before it is set up anew, maybe on
@@ -255,6 +358,12 @@ static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
 	ktime_t remaining, interval;
 
 	spin_lock_irq(&t->wqh.lock);
+	/* Once per set of the clock; the expirations wait for a next read. */
+	if (pollfs_timer_cancelled(t)) {
+		t->moffs = ktime_mono_to_real(0);
+		spin_unlock_irq(&t->wqh.lock);
+		return -ECANCELED;
+	}
 	if (!t->ticks) {
 		spin_unlock_irq(&t->wqh.lock);
 		return -EAGAIN;
@@ -277,9 +386,34 @@ static __poll_t pollfs_timer_poll(struct pollfs_object *obj)
 	__poll_t events;
 
 	spin_lock_irq(&t->wqh.lock);
-	events = t->ticks ? EPOLLIN : 0;
+	events = t->ticks || pollfs_timer_cancelled(t) ? EPOLLIN : 0;
 	spin_unlock_irq(&t->wqh.lock);
 	return events;
+}
+
+/* POLLFS_IOC_TIMER_GET: timerfd_gettime(), plus the count not yet read. */
+static long pollfs_timer_ioctl(struct pollfs_object *obj, unsigned int cmd,
+			       void __user *arg)
+{
+	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_event ev;
+	ktime_t remaining, interval;
+
+	if (cmd != POLLFS_IOC_TIMER_GET)
+		return -ENOTTY;
+
+	spin_lock_irq(&t->wqh.lock);
+	pollfs_timer_rearm(t);
+	ev.expirations = t->ticks;
+	remaining = pollfs_timer_remaining(t);
+	interval = t->interval;
+	spin_unlock_irq(&t->wqh.lock);
+
+	pollfs_ktime_to_timespec(remaining, &ev.remaining);
+	pollfs_ktime_to_timespec(interval, &ev.interval);
+	if (copy_to_user(arg, &ev, sizeof(ev)))
+		return -EFAULT;
+	return 0;
 }
 
 static wait_queue_head_t *pollfs_timer_waitq(struct pollfs_object *obj)
@@ -316,6 +450,7 @@ static void pollfs_timer_release(struct pollfs_object *obj)
 {
 	struct pollfs_timer *t = to_timer(obj);
 
+	pollfs_timer_set_cancel(t, false);
 	if (pollfs_clock_is_alarm(t->clockid))
 		alarm_cancel(&t->t.alarm);
 	else
@@ -337,6 +472,7 @@ static int pollfs_timer_create(const void __user *arg)
 	if (!t)
 		return -ENOMEM;
 	init_waitqueue_head(&t->wqh);
+	INIT_LIST_HEAD(&t->cancel_link);
 	t->clockid = CLOCK_MONOTONIC;
 	hrtimer_init(&t->t.tmr, t->clockid, HRTIMER_MODE_ABS);
 	t->t.tmr.function = pollfs_hrtimer_fired;
@@ -361,6 +497,8 @@ static int pollfs_timer_init(void)
 
 static void pollfs_timer_exit(void)
 {
+	if (pollfs_timer_kprobed)
+		unregister_kprobe(&pollfs_timer_kprobe);
 	kmem_cache_destroy(pollfs_timer_cache);
 }
 
@@ -381,6 +519,7 @@ const struct pollfs_kind pollfs_timer_kind = {
 	.write		= pollfs_timer_write,
 	.poll		= pollfs_timer_poll,
 	.waitq		= pollfs_timer_waitq,
+	.ioctl		= pollfs_timer_ioctl,
 	.show_fdinfo	= pollfs_timer_show_fdinfo,
 	.release	= pollfs_timer_release,
 };
