@@ -38,16 +38,26 @@
  *    cannot be reused by another process whose wakes would then match a
  *    stale waiter.  Shared keys name an inode sequence number or an
  *    mm, and hold no references either, as for FUTEX_WAIT.
+ *
+ * A watched set (POLLFS_FUTEX_WATCH) stays armed: a read takes each
+ * woken record and queues it again at once, on the value its word holds
+ * then, read under the bucket lock like any arm.  The reader may be
+ * another process (fork, SCM_RIGHTS) than the writer whose address space
+ * holds the word: the re-arm uses the key the write computed, and reads
+ * the word through a page pinned in the writer's mm.
  */
 
 #include <linux/futex.h>
+#include <linux/highmem.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pollfs.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 
 #include "core.h"
 #include "ksyms.h"
@@ -57,6 +67,7 @@ struct pollfs_futex_wait {
 	u8 q[FUTEX_Q_SIZE] __aligned(sizeof(void *));
 	struct pollfs_futex *owner;
 	struct pollfs_futex_event ev;
+	union futex_key key;	/* of ev.addr in the writer's mm */
 	bool queued;		/* futex_unqueue() still owed */
 	bool woken;		/* set by the wake hook under the bucket lock */
 };
@@ -74,6 +85,7 @@ struct pollfs_futex {
 	bool fired;
 	struct mutex lock;	/* serializes write, read and release */
 	struct mm_struct *mm;	/* the writer's, held while armed */
+	bool watch;		/* armed with POLLFS_FUTEX_WATCH */
 	unsigned int nr;	/* records in @waits armed by the last write */
 	unsigned int nr_pending;
 	unsigned int capacity;
@@ -208,6 +220,17 @@ static void pollfs_futex_disarm(struct pollfs_futex *f)
 						  POLLFS_FUTEX_UNARMED);
 }
 
+/* Disarm, and drop the woken records not read yet.  Mutex held. */
+static void pollfs_futex_drop(struct pollfs_futex *f)
+{
+	if (f->state == POLLFS_FUTEX_ARMED)
+		pollfs_futex_disarm(f);
+	f->nr = 0;
+	f->nr_pending = 0;
+	if (f->state != POLLFS_FUTEX_UNARMED)
+		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+}
+
 /*
  * Queue a wait for each of the @f->nr records, if every futex word still
  * holds its expected value, as futex_waitv() does: keys first (that may
@@ -235,9 +258,10 @@ retry:
 		w->woken = false;
 		ret = pollfs_ksyms.get_futex_key(wait_uaddr(w),
 				w->ev.flags & POLLFS_FUTEX_SHARED,
-				q_key(w->q), FUTEX_ACCESS_READ);
+				&w->key, FUTEX_ACCESS_READ);
 		if (ret)
 			return ret;
+		*q_key(w->q) = w->key;
 	}
 
 	for (i = 0; i < f->nr; i++) {
@@ -302,11 +326,18 @@ static int pollfs_futex_arm(struct pollfs_futex *f, struct iov_iter *from,
 		if (copy_from_iter(&w->ev, sizeof(w->ev), from) !=
 		    sizeof(w->ev))
 			return -EFAULT;
-		if (w->ev.flags & ~POLLFS_FUTEX_SHARED ||
+		if (w->ev.flags & ~(POLLFS_FUTEX_SHARED | POLLFS_FUTEX_WATCH) ||
 		    w->ev.addr % sizeof(u32))
 			return -EINVAL;
+		/* A set is watched as a whole or not at all. */
+		if ((w->ev.flags ^ f->waits[0].ev.flags) & POLLFS_FUTEX_WATCH)
+			return -EINVAL;
 	}
+	/* One record of zeros is the explicit disarm: done already. */
+	if (nr == 1 && !memchr_inv(&f->waits[0].ev, 0, sizeof(w->ev)))
+		return 0;
 
+	f->watch = f->waits[0].ev.flags & POLLFS_FUTEX_WATCH;
 	f->nr = nr;
 	f->mm = current->mm;
 	mmgrab(f->mm);
@@ -323,9 +354,9 @@ static int pollfs_futex_arm(struct pollfs_futex *f, struct iov_iter *from,
 
 /*
  * Every write of at least one record replaces the previous wait, armed
- * or woken and unread; one that fails leaves the object unarmed.  (A
- * write shorter than a record is refused by the core and changes
- * nothing.)
+ * or woken and unread; one that fails, and the disarm record, leave the
+ * object unarmed.  (A write shorter than a record is refused by the core
+ * and changes nothing.)
  */
 static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
@@ -334,12 +365,7 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 	int ret;
 
 	mutex_lock(&f->lock);
-	if (f->state == POLLFS_FUTEX_ARMED)
-		pollfs_futex_disarm(f);
-	f->nr = 0;
-	f->nr_pending = 0;
-	if (f->state != POLLFS_FUTEX_UNARMED)
-		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+	pollfs_futex_drop(f);
 	if (nrec > POLLFS_FUTEX_WAITV_MAX)
 		ret = -EINVAL;
 	else if (!current->mm)
@@ -350,6 +376,129 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 	return ret ? ret : nrec;
 }
 
+/*
+ * The reader is not in the writer's address space: pin the page of the
+ * word there, to read it under the bucket lock through the kernel's
+ * mapping.  An address space that is gone can hold no word to watch.
+ */
+static int pollfs_futex_pin_word(struct pollfs_futex *f,
+				 struct pollfs_futex_wait *w,
+				 struct page **page)
+{
+	long pinned;
+
+	if (!mmget_not_zero(f->mm))
+		return -EFAULT;
+	mmap_read_lock(f->mm);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	pinned = get_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL);
+#else
+	pinned = get_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL,
+				       NULL);
+#endif
+	mmap_read_unlock(f->mm);
+	mmput(f->mm);
+	return pinned == 1 ? 0 : -EFAULT;
+}
+
+/*
+ * Queue a watched record that a wake took off its chain again, on the
+ * value its word holds now, which goes into the record.  The key is the
+ * one of the write, so a requeue to another word does not carry over.
+ * Mutex held.
+ */
+static int pollfs_futex_rewatch(struct pollfs_futex *f,
+				struct pollfs_futex_wait *w)
+{
+	struct futex_hash_bucket *hb;
+	struct page *page = NULL;
+	u32 *word;
+	u32 uval;
+	int ret;
+
+	if (current->mm != f->mm) {
+		ret = pollfs_futex_pin_word(f, w, &page);
+		if (ret)
+			return ret;
+	}
+retry:
+	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+	*q_key(w->q) = w->key;
+	w->woken = false;
+	hb = pollfs_ksyms.futex_q_lock(wait_q(w));
+	__acquire(q_lock_ptr(w->q));
+	if (page) {
+		word = kmap_local_page(page) + offset_in_page(w->ev.addr);
+		uval = READ_ONCE(*word);
+		kunmap_local(word);
+		ret = 0;
+	} else {
+		ret = pollfs_ksyms.futex_get_value_locked(&uval,
+							  wait_uaddr(w));
+	}
+	if (ret) {
+		pollfs_ksyms.futex_q_unlock(hb);
+		__release(q_lock_ptr(w->q));
+		/* The page was not present: fault it in unlocked, retry. */
+		if (get_user(uval, wait_uaddr(w)))
+			return -EFAULT;
+		goto retry;
+	}
+	pollfs_ksyms.__futex_queue(wait_q(w), hb);
+	WRITE_ONCE(*q_task(w->q), &init_task);
+	w->queued = true;
+	w->ev.val = uval;
+	spin_unlock(q_lock_ptr(w->q));
+	if (page)
+		put_page(page);
+	return 0;
+}
+
+/*
+ * Read a watched set: the first woken record, queued again.  Readiness
+ * is cleared before the records are looked at, so a wake that comes
+ * during the look sets it again.  A word that can no longer be read
+ * (unmapped, or the writer's address space gone) ends the watch: the
+ * object is left unarmed and the read fails with EFAULT.
+ */
+static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
+{
+	struct pollfs_futex_wait *w = NULL;
+	unsigned int i;
+	bool fired;
+	int ret;
+
+	spin_lock_irq(&f->wqh.lock);
+	fired = f->fired;
+	f->fired = false;
+	spin_unlock_irq(&f->wqh.lock);
+	if (!fired)
+		return -EAGAIN;
+
+	for (i = 0; i < f->nr; i++) {
+		if (!READ_ONCE(f->waits[i].woken))
+			continue;
+		if (w) {	/* more to read */
+			spin_lock_irq(&f->wqh.lock);
+			f->fired = true;
+			spin_unlock_irq(&f->wqh.lock);
+			break;
+		}
+		w = &f->waits[i];
+	}
+	if (!w)
+		return -EAGAIN;
+
+	pollfs_futex_unqueue(w);
+	ret = pollfs_futex_rewatch(f, w);
+	if (ret) {
+		pollfs_futex_drop(f);
+		return ret;
+	}
+	memcpy(rec, &w->ev, sizeof(w->ev));
+	return 1;
+}
+
 static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
 {
 	struct pollfs_futex *f = to_futex(obj);
@@ -358,6 +507,10 @@ static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
 	int ret = -EINVAL;
 
 	mutex_lock(&f->lock);
+	if (f->state == POLLFS_FUTEX_ARMED && f->watch) {
+		ret = pollfs_futex_read_watch(f, rec);
+		goto out;
+	}
 	if (f->state == POLLFS_FUTEX_ARMED) {
 		if (!READ_ONCE(f->fired)) {
 			ret = -EAGAIN;
@@ -417,8 +570,8 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
 	unsigned int i;
 
 	mutex_lock(&f->lock);
-	seq_printf(m, "state: %s\nfired: %d\nrecords: %u\n",
-		   states[f->state], f->fired, f->nr);
+	seq_printf(m, "state: %s\nfired: %d\nwatch: %d\nrecords: %u\n",
+		   states[f->state], f->fired, f->watch, f->nr);
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		seq_printf(m, "wait: addr %#llx val %u flags %#x%s\n",

@@ -16,7 +16,8 @@ static void efault(int fd, uint64_t addr)
 	for (int shared = 0; shared < 2; shared++) {
 		struct pollfs_futex_event ev;
 
-		ev = fx_ev((void *)(uintptr_t)addr, 0,
+		/* val 1: the record of all zeros is the disarm (1.1) */
+		ev = fx_ev((void *)(uintptr_t)addr, 1,
 			   shared ? FX_SHARED : FX_PRIVATE);
 		errno = 0;
 		if (write(fd, &ev, sizeof(ev)) != -1 || errno != EFAULT)

@@ -74,10 +74,11 @@ int main(void)
 	}
 	expect_nothing(fd, &word);
 
-	/* unknown flag bits: EINVAL */
+	/* unknown flag bits (all but SHARED and WATCH): EINVAL */
 	{
-		static const uint32_t bad[] = { 2, 3, 4, 0x80000000u, ~0u,
-						FX_SHARED | 0x100 };
+		static const uint32_t bad[] = { 4, 5, 6, 7, 0x80000000u, ~0u,
+						FX_SHARED | 0x100,
+						POLLFS_FUTEX_WATCH | 0x8 };
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			errno = 0;
