@@ -148,7 +148,7 @@ int main(void)
 		} else if (!strcmp(name, "timer")) {
 			struct pollfs_timer_event te;
 
-			if (pollfs_timer_read(timerfd, &te))
+			if (pollfs_timer_read(timerfd, &te) < 0)
 				die("read timer");
 			ticks += te.expirations;
 			printf("%llu expiration(s), next in %.1f ms\n",

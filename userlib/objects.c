@@ -2,6 +2,11 @@
 /*
  * The pollfs objects, created by ioctls on /dev/pollfs.
  *
+ * Version 1.1 made the return values one rule (pollfs.h): reads give a
+ * record count, arms 1 when no wait is needed.  The three functions
+ * whose results changed keep their 1.0 behaviour, under their 1.0
+ * symbol version, for programs linked against libpollfs 1.0.
+ *
  * The library keeps one descriptor of /dev/pollfs open, close-on-exec,
  * from the first object it creates: opening the device for each object
  * would cost two more syscalls, and each last close would tear down the
@@ -114,10 +119,31 @@ int pollfs_timer_arm(int fd, clockid_t clockid, int flags,
 	return write(fd, &spec, sizeof(spec)) < 0 ? -1 : 0;
 }
 
-int pollfs_timer_read(int fd, struct pollfs_timer_event *event)
+/*
+ * In the shared library (-DPOLLFS_SHARED), a function whose results
+ * changed in 1.1 is NAME_1_1, exported as NAME@@LIBPOLLFS_1.1, the
+ * version a program links against now, and NAME_1_0, the 1.0 results,
+ * as NAME@LIBPOLLFS_1.0 for programs linked before.  The static library
+ * has NAME alone.
+ */
+#ifdef POLLFS_SHARED
+#define POLLFS_1_1(name) \
+	__attribute__((symver(#name "@@LIBPOLLFS_1.1"))) name##_1_1
+#define POLLFS_1_0(name) \
+	__attribute__((symver(#name "@LIBPOLLFS_1.0"))) name##_1_0
+#else
+#define POLLFS_1_1(name) name
+#endif
+
+int POLLFS_1_1(pollfs_timer_read)(int fd, struct pollfs_timer_event *event)
 {
 	return pollfs_records(read(fd, event, sizeof(*event)),
-			      sizeof(*event)) < 0 ? -1 : 0;
+			      sizeof(*event));
+}
+
+int pollfs_timer_get(int fd, struct pollfs_timer_event *state)
+{
+	return ioctl(fd, POLLFS_IOC_TIMER_GET, state) < 0 ? -1 : 0;
 }
 
 int pollfs_futex(int flags)
@@ -127,7 +153,17 @@ int pollfs_futex(int flags)
 	return pollfs_create(POLLFS_IOC_FUTEX, &args);
 }
 
-int pollfs_futex_arm(int fd, const uint32_t *addr, uint32_t val, int flags)
+int POLLFS_1_1(pollfs_futex_armv)(int fd,
+				  const struct pollfs_futex_event *events,
+				  unsigned int n)
+{
+	if (write(fd, events, n * sizeof(*events)) >= 0)
+		return 0;
+	return errno == EAGAIN ? 1 : -1;
+}
+
+int POLLFS_1_1(pollfs_futex_arm)(int fd, const uint32_t *addr, uint32_t val,
+				 int flags)
 {
 	struct pollfs_futex_event event = {
 		.addr = (uintptr_t)addr,
@@ -138,10 +174,16 @@ int pollfs_futex_arm(int fd, const uint32_t *addr, uint32_t val, int flags)
 	return pollfs_futex_armv(fd, &event, 1);
 }
 
-int pollfs_futex_armv(int fd, const struct pollfs_futex_event *events,
-		      unsigned int n)
+int pollfs_futex_watch(int fd, const uint32_t *addr, uint32_t val, int flags)
 {
-	return write(fd, events, n * sizeof(*events)) < 0 ? -1 : 0;
+	return pollfs_futex_arm(fd, addr, val, flags | POLLFS_FUTEX_WATCH);
+}
+
+int pollfs_futex_disarm(int fd)
+{
+	static const struct pollfs_futex_event disarm;
+
+	return write(fd, &disarm, sizeof(disarm)) < 0 ? -1 : 0;
 }
 
 ssize_t pollfs_futex_read(int fd, struct pollfs_futex_event *events,
@@ -166,3 +208,30 @@ int pollfs_aio_read(int fd, struct pollfs_aio_event *event)
 	return pollfs_records(read(fd, event, sizeof(*event)),
 			      sizeof(*event));
 }
+
+#ifdef POLLFS_SHARED
+/* The 1.0 results: 0 from a timer read, -1 with EAGAIN from an arm. */
+int POLLFS_1_0(pollfs_timer_read)(int fd, struct pollfs_timer_event *event)
+{
+	return pollfs_timer_read(fd, event) < 0 ? -1 : 0;
+}
+
+int POLLFS_1_0(pollfs_futex_armv)(int fd,
+				  const struct pollfs_futex_event *events,
+				  unsigned int n)
+{
+	return write(fd, events, n * sizeof(*events)) < 0 ? -1 : 0;
+}
+
+int POLLFS_1_0(pollfs_futex_arm)(int fd, const uint32_t *addr, uint32_t val,
+				 int flags)
+{
+	struct pollfs_futex_event event = {
+		.addr = (uintptr_t)addr,
+		.val = val,
+		.flags = flags,
+	};
+
+	return pollfs_futex_armv_1_0(fd, &event, 1);
+}
+#endif

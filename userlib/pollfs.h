@@ -3,9 +3,12 @@
  * libpollfs: the pollfs objects in libc style, and pollable user-space
  * synchronization objects built on the pollfs futex.
  *
- * Functions that can fail return -1 with errno set; on success, a new
- * file descriptor, a record count, or 0 (1 from the _arm functions when
- * no wait is needed).  See pollfs(7) and the pages of section 3.
+ * Functions that can fail return -1 with errno set.  On success: a new
+ * file descriptor from the functions that create an object; the number
+ * of records (at least 1) from the _read functions; 0 from the _arm and
+ * _watch functions when the wait is armed, 1 when no wait is needed (the
+ * word no longer holds the value, the event is set, the semaphore has
+ * units); 0 from the others.  See pollfs(7) and the pages of section 3.
  */
 #ifndef POLLFS_H
 #define POLLFS_H
@@ -31,6 +34,7 @@ int pollfs_timer(int flags);
 int pollfs_timer_arm(int fd, clockid_t clockid, int flags,
 		     const struct itimerspec *its);
 int pollfs_timer_read(int fd, struct pollfs_timer_event *event);
+int pollfs_timer_get(int fd, struct pollfs_timer_event *state);
 
 int pollfs_futex(int flags);
 int pollfs_futex_arm(int fd, const uint32_t *addr, uint32_t val, int flags);
@@ -38,6 +42,8 @@ int pollfs_futex_armv(int fd, const struct pollfs_futex_event *events,
 		      unsigned int n);
 ssize_t pollfs_futex_read(int fd, struct pollfs_futex_event *events,
 			  size_t n);
+int pollfs_futex_watch(int fd, const uint32_t *addr, uint32_t val, int flags);
+int pollfs_futex_disarm(int fd);
 
 int pollfs_aio(aio_context_t ctx, int flags);
 int pollfs_aio_read(int fd, struct pollfs_aio_event *event);

@@ -46,14 +46,6 @@ static int futex_wait(uint32_t *word, uint32_t flags, uint32_t val,
 	return ret < 0 ? -1 : 0;
 }
 
-/* Arms @fd on @word holding @val: 0 armed, 1 it no longer holds @val. */
-static int futex_fd_arm(int fd, uint32_t *word, uint32_t flags, uint32_t val)
-{
-	if (pollfs_futex_arm(fd, word, val, flags) == 0)
-		return 0;
-	return errno == EAGAIN ? 1 : -1;
-}
-
 void pollfs_event_init(struct pollfs_event *ev, int flags)
 {
 	ev->state = 0;
@@ -88,7 +80,7 @@ int pollfs_event_arm(struct pollfs_event *ev, int fd)
 {
 	if (pollfs_event_is_set(ev))
 		return 1;
-	return futex_fd_arm(fd, &ev->state, ev->flags, 0);
+	return pollfs_futex_arm(fd, &ev->state, 0, ev->flags);
 }
 
 int pollfs_sem_init(struct pollfs_sem *sem, unsigned int value, int flags)
@@ -143,7 +135,7 @@ int pollfs_sem_arm(struct pollfs_sem *sem, int fd)
 {
 	if (__atomic_load_n(&sem->count, __ATOMIC_RELAXED))
 		return 1;
-	return futex_fd_arm(fd, &sem->count, sem->flags, 0);
+	return pollfs_futex_arm(fd, &sem->count, 0, sem->flags);
 }
 
 /*
@@ -158,7 +150,7 @@ int pollfs_sem_trywait_fd(struct pollfs_sem *sem, int fd)
 
 		if (!pollfs_sem_trywait(sem))
 			return 0;
-		ret = futex_fd_arm(fd, &sem->count, sem->flags, 0);
+		ret = pollfs_futex_arm(fd, &sem->count, 0, sem->flags);
 		if (ret < 0)
 			return -1;
 		if (!ret) {
@@ -174,9 +166,7 @@ int pollfs_sem_trywait_fd(struct pollfs_sem *sem, int fd)
  */
 int pollfs_sem_cancel(struct pollfs_sem *sem, int fd)
 {
-	static uint32_t never_one;
-
-	if (pollfs_futex_arm(fd, &never_one, 1, 0) == 0 || errno != EAGAIN)
+	if (pollfs_futex_disarm(fd))
 		return -1;
 	if (__atomic_load_n(&sem->count, __ATOMIC_ACQUIRE))
 		futex_wake(&sem->count, sem->flags, 1);

@@ -16,6 +16,15 @@
 
 static int failures;
 
+/*
+ * What a program linked against libpollfs 1.0 calls: the 1.0 results of
+ * the functions whose results 1.1 changed.
+ */
+int timer_read_1_0(int fd, struct pollfs_timer_event *event);
+int futex_arm_1_0(int fd, const uint32_t *addr, uint32_t val, int flags);
+__asm__(".symver timer_read_1_0, pollfs_timer_read@LIBPOLLFS_1.0");
+__asm__(".symver futex_arm_1_0, pollfs_futex_arm@LIBPOLLFS_1.0");
+
 #define EXPECT(cond) do {						\
 	if (!(cond)) {							\
 		fprintf(stderr, "# FAIL consumer.c:%d: %s (errno %d: %s)\n", \
@@ -52,7 +61,11 @@ int main(void)
 	EXPECT(tfd >= 0);
 	EXPECT(pollfs_timer_arm(tfd, CLOCK_MONOTONIC, 0, &its) == 0);
 	EXPECT(readable(tfd, 10000));
-	EXPECT(pollfs_timer_read(tfd, &tev) == 0 && tev.expirations == 1);
+	EXPECT(pollfs_timer_read(tfd, &tev) == 1 && tev.expirations == 1);
+	EXPECT(pollfs_timer_get(tfd, &tev) == 0 && tev.expirations == 0);
+	EXPECT(pollfs_timer_arm(tfd, CLOCK_MONOTONIC, 0, &its) == 0);
+	EXPECT(readable(tfd, 10000));
+	EXPECT(timer_read_1_0(tfd, &tev) == 0 && tev.expirations == 1);
 
 	/* the event wakes a futex object armed on it */
 	ffd = pollfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
@@ -64,6 +77,10 @@ int main(void)
 	EXPECT(pollfs_futex_read(ffd, &rec, 1) == 1);
 	EXPECT(rec.addr == (uintptr_t)&ev.state && rec.val == 0);
 	EXPECT(pollfs_event_arm(&ev, ffd) == 1);
+	EXPECT(pollfs_futex_arm(ffd, &ev.state, 0, 0) == 1);
+	EXPECT(futex_arm_1_0(ffd, &ev.state, 0, 0) == -1 && errno == EAGAIN);
+	EXPECT(pollfs_futex_watch(ffd, &ev.state, 1, 0) == 0);
+	EXPECT(pollfs_futex_disarm(ffd) == 0);
 
 	close(tfd);
 	close(ffd);
