@@ -63,6 +63,7 @@ int pfs_futex(int flags);
 int pfs_signal(uint64_t mask, int flags);
 int pfs_aio(aio_context_t ctx, int flags);
 int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val);
+int pfs_futex_watch(int fd, const uint32_t *addr, uint32_t val);
 void pfs_dev_close(void);	/* so that the module can be unloaded */
 
 /* Slab: of /proc/meminfo, in kB, once the RCU frees have settled. */
@@ -101,9 +102,9 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res);
 
 /*
  * A pollfs futex object on a word of its own, for wake_ops (arg: the
- * struct): armed on the word's current value; fired by bumping the word
- * and a FUTEX_WAKE, which must count the object; consumed by reading the
- * armed record back.
+ * struct): armed on the word's current value (or watched, and so armed
+ * again by each read); fired by bumping the word and a FUTEX_WAKE, which
+ * must count the object; consumed by reading the record back.
  */
 struct bench_futex {
 	int fd;

@@ -235,14 +235,26 @@ int pfs_aio(aio_context_t ctx, int flags)
 	return pfs_create(POLLFS_IOC_AIO, &args);
 }
 
-int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val)
+static int pfs_futex_write(int fd, const uint32_t *addr, uint32_t val,
+			   uint32_t flags)
 {
 	struct pollfs_futex_event ev = {
 		.addr = (uintptr_t)addr,
 		.val = val,
+		.flags = flags,
 	};
 
 	return write(fd, &ev, sizeof(ev)) == sizeof(ev) ? 0 : -1;
+}
+
+int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val)
+{
+	return pfs_futex_write(fd, addr, val, 0);
+}
+
+int pfs_futex_watch(int fd, const uint32_t *addr, uint32_t val)
+{
+	return pfs_futex_write(fd, addr, val, POLLFS_FUTEX_WATCH);
 }
 
 long slab_kb(void)
