@@ -89,6 +89,12 @@ struct wake_ops {
 	void (*fire)(void *arg);	/* waker */
 	void (*consume)(void *arg);	/* waiter, after each wake */
 	void *arg;
+	/*
+	 * Waiter: sleep until the event, in place of epoll_wait on @fd
+	 * (bench-uring: io_uring_enter until a completion); true when it
+	 * came within @timeout_ms.  NULL: epoll.
+	 */
+	bool (*wait)(void *arg, int timeout_ms);
 };
 
 struct wake_result {

@@ -344,8 +344,9 @@ static void *wake_waiter(void *arg)
 	int ep, i;
 
 	pin_cpu(0);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ops->fd, &ev))
+	ep = ops->wait ? -1 : epoll_create1(EPOLL_CLOEXEC);
+	if (!ops->wait &&
+	    (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ops->fd, &ev)))
 		die("epoll set-up");
 	__atomic_store_n(&run->tid, gettid(), __ATOMIC_RELEASE);
 	for (i = 0; i < run->n; i++) {
@@ -355,7 +356,8 @@ static void *wake_waiter(void *arg)
 		cpu += thread_cpu_ns() - c;
 		counter_set(&run->ready, i + 1);
 		c = thread_cpu_ns();
-		if (epoll_wait(ep, &ev, 1, 10000) != 1)
+		if (ops->wait ? !ops->wait(ops->arg, 10000) :
+				epoll_wait(ep, &ev, 1, 10000) != 1)
 			die("wake-up %d never came", i);
 		t1 = now_ns();
 		ops->consume(ops->arg);
@@ -365,7 +367,8 @@ static void *wake_waiter(void *arg)
 		counter_set(&run->done, i + 1);
 	}
 	run->res->waiter_cpu = (double)cpu / run->n;
-	close(ep);
+	if (ep >= 0)
+		close(ep);
 	return NULL;
 }
 
