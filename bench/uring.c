@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Through io_uring: a pollfs futex object and a pollfs timer read with
+ * IORING_OP_READ, against an eventfd and a timerfd read the same way.
+ *
+ * A pollfs file has FMODE_NOWAIT and its read_iter answers IOCB_NOWAIT
+ * like O_NONBLOCK: io_uring's inline try finds nothing, io_uring arms its
+ * internal poll on the file, and the wake-up that makes the file readable
+ * queues the retry as task work for the submitter, which completes the
+ * read inline on its way out of io_uring_enter.  All four files are
+ * opened O_NONBLOCK, as in bench-futex and bench-timer, which sends the
+ * stock ones the same way (a blocking timerfd of this kernel, with no
+ * FMODE_NOWAIT, would be read by an io_uring worker thread instead).
+ * Every wait is one io_uring_enter that submits what is queued and
+ * sleeps until a completion (io_uring_submit_and_wait_timeout), the way
+ * an io_uring event loop waits; one ring, default flags.
+ *
+ * futex: the wake-up harness of bench-futex (waiter and waker on CPU 0),
+ * with the waiter in io_uring_enter instead of epoll_wait.  pollfs: each
+ * cycle queues the arming write (16 bytes, the word's value now) linked
+ * to the read (IOSQE_IO_LINK; the write's completion skipped on success),
+ * both submitted by the enter that waits; the waker stores to the word
+ * and calls FUTEX_WAKE.  eventfd: each cycle queues the read of the
+ * counter; the waker writes 1.  Latency runs from just before the store
+ * (or write) to the return of io_uring_enter with the read's completion.
+ * Per run: latency p50 and p99, the waiter's CPU per wake-up (queueing,
+ * the enter, the completion) and the waker's (store and FUTEX_WAKE, or
+ * write; in both, io_uring's poll callback that queues the task work).
+ *
+ * timer: periodic timers of 1 ms and 100 us, as bench-timer, with one
+ * read in flight at a time: queue the read, enter until it completes,
+ * note how late after the latest expiry it counted.  Per run: lateness
+ * p50 and p99, CPU per wake-up, expirations per wake-up.
+ *
+ * Runs alternate A B B A.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* user_data of the requests */
+enum { REQ_ARM = 1, REQ_READ };
+
+static struct io_uring ring;
+
+static void ring_init(void)
+{
+	int r = io_uring_queue_init(8, &ring, 0);
+
+	if (r) {
+		errno = -r;
+		die("io_uring_queue_init");
+	}
+	/* a timeout without an extra request; the skipped arm completion */
+	errno = ENOSYS;
+	if (!(ring.features & IORING_FEAT_EXT_ARG) ||
+	    !(ring.features & IORING_FEAT_CQE_SKIP))
+		die("io_uring without IORING_FEAT_EXT_ARG or _CQE_SKIP");
+}
+
+static struct io_uring_sqe *ring_sqe(uint64_t data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+	if (!sqe)
+		die("io_uring_get_sqe: the submission queue is full");
+	io_uring_sqe_set_data64(sqe, data);
+	return sqe;
+}
+
+static void ring_read(int fd, void *buf, unsigned int len)
+{
+	io_uring_prep_read(ring_sqe(REQ_READ), fd, buf, len, -1);
+}
+
+/*
+ * One io_uring_enter: submit what is queued, sleep until a completion or
+ * @timeout_ms.  The completion must be the read's; its result.
+ */
+static bool ring_wait(int timeout_ms, int *res)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000L,
+	};
+	struct io_uring_cqe *cqe;
+	uint64_t data;
+	int r;
+
+	r = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, NULL);
+	if (r == -ETIME)
+		return false;
+	if (r < 0) {
+		errno = -r;
+		die("io_uring_submit_and_wait_timeout");
+	}
+	*res = cqe->res;
+	data = io_uring_cqe_get_data64(cqe);
+	io_uring_cqe_seen(&ring, cqe);
+	if (data != REQ_READ) {
+		errno = *res < 0 ? -*res : 0;
+		die("io_uring: the arming write completed with %d", *res);
+	}
+	return true;
+}
+
+/* futex: the waiter's side of both, for wake_ops */
+
+struct uring_futex {
+	struct bench_futex f;
+	struct pollfs_futex_event arm, ev;
+	int res;
+};
+
+static void uring_futex_arm(void *arg)
+{
+	struct uring_futex *u = arg;
+	struct io_uring_sqe *sqe = ring_sqe(REQ_ARM);
+
+	u->arm = (struct pollfs_futex_event){
+		.addr = (uintptr_t)&u->f.word,
+		.val = __atomic_load_n(&u->f.word, __ATOMIC_ACQUIRE),
+	};
+	io_uring_prep_write(sqe, u->f.fd, &u->arm, sizeof(u->arm), -1);
+	sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+	ring_read(u->f.fd, &u->ev, sizeof(u->ev));
+}
+
+static bool uring_futex_wait(void *arg, int timeout_ms)
+{
+	struct uring_futex *u = arg;
+
+	return ring_wait(timeout_ms, &u->res);
+}
+
+static void uring_futex_fire(void *arg)
+{
+	bench_futex_fire(&((struct uring_futex *)arg)->f);
+}
+
+static void uring_futex_consume(void *arg)
+{
+	struct uring_futex *u = arg;
+
+	errno = u->res < 0 ? -u->res : 0;
+	if (u->res != sizeof(u->ev) || u->ev.addr != (uintptr_t)&u->f.word)
+		die("io_uring read of the futex object: %d", u->res);
+}
+
+struct uring_eventfd {
+	int fd, res;
+	uint64_t count;
+};
+
+static void uring_eventfd_arm(void *arg)
+{
+	struct uring_eventfd *u = arg;
+
+	ring_read(u->fd, &u->count, sizeof(u->count));
+}
+
+static bool uring_eventfd_wait(void *arg, int timeout_ms)
+{
+	struct uring_eventfd *u = arg;
+
+	return ring_wait(timeout_ms, &u->res);
+}
+
+static void uring_eventfd_fire(void *arg)
+{
+	struct uring_eventfd *u = arg;
+	uint64_t one = 1;
+
+	if (write(u->fd, &one, sizeof(one)) != sizeof(one))
+		die("write the eventfd");
+}
+
+static void uring_eventfd_consume(void *arg)
+{
+	struct uring_eventfd *u = arg;
+
+	errno = u->res < 0 ? -u->res : 0;
+	if (u->res != sizeof(u->count) || u->count != 1)
+		die("io_uring read of the eventfd: %d", u->res);
+}
+
+static void bench_futex_uring(int reps, int n)
+{
+	struct samples p50[2] = {}, p99[2] = {}, wcpu[2] = {}, kcpu[2] = {};
+	const char *variant = "futex wake-to-completion";
+	struct wake_result res = {};
+	struct uring_futex uf = {};
+	struct uring_eventfd ue = {};
+	struct wake_ops ops[2];
+	int i, k;
+	bool pollfs;
+
+	uf.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	ue.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (uf.f.fd < 0 || ue.fd < 0)
+		die("create the futex object and the eventfd");
+	ops[1] = (struct wake_ops){
+		.fd = uf.f.fd, .arm = uring_futex_arm,
+		.wait = uring_futex_wait, .fire = uring_futex_fire,
+		.consume = uring_futex_consume, .arg = &uf,
+	};
+	ops[0] = (struct wake_ops){
+		.fd = ue.fd, .arm = uring_eventfd_arm,
+		.wait = uring_eventfd_wait, .fire = uring_eventfd_fire,
+		.consume = uring_eventfd_consume, .arg = &ue,
+	};
+
+	for (i = 0; i < reps; i++) {
+		for (k = 0; k < 2; k++) {
+			pollfs = (i + k) % 2 == 0;	/* A B, B A, ... */
+			wake_run(&ops[pollfs], n, &res);
+			samples_add(&p50[pollfs],
+				    samples_quantile(&res.lat, 0.5) / 1e3);
+			samples_add(&p99[pollfs],
+				    samples_quantile(&res.lat, 0.99) / 1e3);
+			samples_add(&wcpu[pollfs], res.waiter_cpu / 1e3);
+			samples_add(&kcpu[pollfs], res.waker_cpu / 1e3);
+		}
+		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
+	}
+	bench_report("uring", variant, "latency p50", "us", "eventfd",
+		     &p50[1], &p50[0], 1.10);
+	bench_report("uring", variant, "latency p99", "us", "eventfd",
+		     &p99[1], &p99[0], 1.10);
+	bench_report("uring", variant, "waiter CPU per wake-up", "us",
+		     "eventfd", &wcpu[1], &wcpu[0], 1.10);
+	bench_report("uring", variant, "waker CPU per wake-up", "us",
+		     "eventfd", &kcpu[1], &kcpu[0], 1.10);
+	for (k = 0; k < 2; k++) {
+		samples_free(&p50[k]);
+		samples_free(&p99[k]);
+		samples_free(&wcpu[k]);
+		samples_free(&kcpu[k]);
+	}
+	samples_free(&res.lat);
+	close(uf.f.fd);
+	close(ue.fd);
+}
+
+/* timer */
+
+struct timer_run {
+	double p50, p99;	/* lateness, us */
+	double cpu;		/* us per wake-up */
+	double per_wake;	/* expirations per wake-up */
+};
+
+static int timer_open(bool pollfs)
+{
+	int fd;
+
+	if (pollfs)
+		fd = pfs_timer(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	else
+		fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		die("create a %s", pollfs ? "pollfs timer" : "timerfd");
+	return fd;
+}
+
+static void timer_arm(bool pollfs, int fd, uint64_t start, uint64_t period)
+{
+	struct pollfs_timer_spec spec = {
+		.clockid = CLOCK_MONOTONIC,
+		.flags = POLLFS_TIMER_ABSTIME,
+		.value = { start / 1000000000, start % 1000000000 },
+		.interval = { period / 1000000000, period % 1000000000 },
+	};
+	struct itimerspec its = {
+		.it_value = { start / 1000000000, start % 1000000000 },
+		.it_interval = { period / 1000000000, period % 1000000000 },
+	};
+	int ret;
+
+	if (pollfs)
+		ret = write(fd, &spec, sizeof(spec)) == sizeof(spec) ? 0 : -1;
+	else
+		ret = timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+	if (ret)
+		die("arm the timer");
+}
+
+static struct timer_run timer_one(bool pollfs, uint64_t period, int expiries)
+{
+	struct pollfs_timer_event ev;
+	static struct samples late;
+	uint64_t start, t, cpu, ticks, total = 0;
+	int fd, res, wakes = 0;
+	unsigned int len;
+	struct timer_run r;
+	void *buf;
+
+	fd = timer_open(pollfs);
+	buf = pollfs ? (void *)&ev : (void *)&ticks;
+	len = pollfs ? sizeof(ev) : sizeof(ticks);
+	samples_clear(&late);
+	start = now_ns() + 2 * period;
+	timer_arm(pollfs, fd, start, period);
+	cpu = thread_cpu_ns();
+	while (total < (uint64_t)expiries) {
+		ring_read(fd, buf, len);
+		if (!ring_wait(5000, &res))
+			die("the timer did not fire for 5 s");
+		t = now_ns();
+		errno = res < 0 ? -res : 0;
+		if (res != (int)len)
+			die("io_uring read of the %s: %d",
+			    pollfs ? "pollfs timer" : "timerfd", res);
+		total += pollfs ? ev.expirations : ticks;
+		wakes++;
+		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
+							     period)) / 1e3);
+	}
+	cpu = thread_cpu_ns() - cpu;
+	close(fd);
+
+	r.p50 = samples_quantile(&late, 0.5);
+	r.p99 = samples_quantile(&late, 0.99);
+	r.cpu = cpu / 1e3 / wakes;
+	r.per_wake = (double)total / wakes;
+	return r;
+}
+
+static void bench_timer_uring(const char *variant, uint64_t period,
+			      int expiries, int reps)
+{
+	struct samples p50[2] = {}, p99[2] = {}, cpu[2] = {}, per[2] = {};
+	struct timer_run r;
+	int i, k;
+	bool pollfs;
+
+	for (i = 0; i < reps; i++) {
+		for (k = 0; k < 2; k++) {
+			pollfs = (i + k) % 2 == 0;
+			r = timer_one(pollfs, period, expiries);
+			samples_add(&p50[pollfs], r.p50);
+			samples_add(&p99[pollfs], r.p99);
+			samples_add(&cpu[pollfs], r.cpu);
+			samples_add(&per[pollfs], r.per_wake);
+		}
+		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
+	}
+	bench_report("uring", variant, "lateness p50", "us", "timerfd",
+		     &p50[1], &p50[0], 1.10);
+	bench_report("uring", variant, "lateness p99", "us", "timerfd",
+		     &p99[1], &p99[0], 1.10);
+	bench_report("uring", variant, "CPU per wake-up", "us", "timerfd",
+		     &cpu[1], &cpu[0], 1.10);
+	bench_report("uring", variant, "expirations per wake-up", "count",
+		     "timerfd", &per[1], &per[0], 0);
+	for (k = 0; k < 2; k++) {
+		samples_free(&p50[k]);
+		samples_free(&p99[k]);
+		samples_free(&cpu[k]);
+		samples_free(&per[k]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	bench_init(argc, argv, "uring");
+	ring_init();
+	if (bench_quick) {
+		bench_futex_uring(4, 30);
+		pin_cpu(1);
+		bench_timer_uring("timer 1ms", 1000000, 60, 4);
+		bench_timer_uring("timer 100us", 100000, 300, 4);
+	} else {
+		bench_futex_uring(16, 120);
+		pin_cpu(1);
+		bench_timer_uring("timer 1ms", 1000000, 150, 16);
+		bench_timer_uring("timer 100us", 100000, 800, 16);
+	}
+	io_uring_queue_exit(&ring);
+	return 0;
+}
