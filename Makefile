@@ -106,11 +106,12 @@ check-dkms:
 		--add build/pollfs-src.tar --add tests/dkms/check -- /check
 
 # The main job: the demo's epoll loop, then a short comparison with
-# timerfd, signalfd and eventfd (make bench runs the long one).
+# timerfd, signalfd and eventfd, through epoll and io_uring (make bench
+# runs the long one).
 run: setup
 	$(MAKE) all
 	vm/run -- /bin/sh -c \
-		'/pollfs/bin/demo && echo && /pollfs/bin/bench-run --quick timer signal futex aio'
+		'/pollfs/bin/demo && echo && /pollfs/bin/bench-run --quick timer signal futex aio uring'
 
 shell: setup
 	$(MAKE) all
