@@ -20,7 +20,8 @@
  * cycle queues the arming write (16 bytes, the word's value now) linked
  * to the read (IOSQE_IO_LINK; the write's completion skipped on success),
  * both submitted by the enter that waits; the waker stores to the word
- * and calls FUTEX_WAKE.  eventfd: each cycle queues the read of the
+ * and calls FUTEX_WAKE.  Watched (POLLFS_FUTEX_WATCH): armed once, each
+ * cycle queues the read alone, which re-arms.  eventfd: each cycle queues the read of the
  * counter; the waker writes 1.  Latency runs from just before the store
  * (or write) to the return of io_uring_enter with the read's completion.
  * Per run: latency p50 and p99, the waiter's CPU per wake-up (queueing,
@@ -32,7 +33,7 @@
  * note how late after the latest expiry it counted.  Per run: lateness
  * p50 and p99, CPU per wake-up, expirations per wake-up.
  *
- * Runs alternate A B B A.
+ * Runs alternate A B B A (the futex's three kinds take turns).
  */
 #include <errno.h>
 #include <liburing.h>
@@ -114,14 +115,20 @@ static bool ring_wait(int timeout_ms, int *res)
 struct uring_futex {
 	struct bench_futex f;
 	struct pollfs_futex_event arm, ev;
+	bool watched;		/* armed once, re-armed by each read */
 	int res;
 };
 
 static void uring_futex_arm(void *arg)
 {
 	struct uring_futex *u = arg;
-	struct io_uring_sqe *sqe = ring_sqe(REQ_ARM);
+	struct io_uring_sqe *sqe;
 
+	if (u->watched) {
+		ring_read(u->f.fd, &u->ev, sizeof(u->ev));
+		return;
+	}
+	sqe = ring_sqe(REQ_ARM);
 	u->arm = (struct pollfs_futex_event){
 		.addr = (uintptr_t)&u->f.word,
 		.val = __atomic_load_n(&u->f.word, __ATOMIC_ACQUIRE),
@@ -189,54 +196,73 @@ static void uring_eventfd_consume(void *arg)
 		die("io_uring read of the eventfd: %d", u->res);
 }
 
+enum { EVENTFD, ARMED, WATCHED, KINDS };
+
+static void futex_report(const char *variant, int kind, struct samples *p50,
+			 struct samples *p99, struct samples *wcpu,
+			 struct samples *kcpu, double wcpu_goal)
+{
+	bench_report("uring", variant, "latency p50", "us", "eventfd",
+		     &p50[kind], &p50[EVENTFD], 1.10);
+	bench_report("uring", variant, "latency p99", "us", "eventfd",
+		     &p99[kind], &p99[EVENTFD], 1.10);
+	bench_report("uring", variant, "waiter CPU per wake-up", "us",
+		     "eventfd", &wcpu[kind], &wcpu[EVENTFD], wcpu_goal);
+	bench_report("uring", variant, "waker CPU per wake-up", "us",
+		     "eventfd", &kcpu[kind], &kcpu[EVENTFD], 1.10);
+}
+
 static void bench_futex_uring(int reps, int n)
 {
-	struct samples p50[2] = {}, p99[2] = {}, wcpu[2] = {}, kcpu[2] = {};
+	struct samples p50[KINDS] = {}, p99[KINDS] = {}, wcpu[KINDS] = {};
+	struct samples kcpu[KINDS] = {};
 	const char *variant = "futex wake-to-completion";
+	struct uring_futex uf = {}, uw = { .watched = true };
 	struct wake_result res = {};
-	struct uring_futex uf = {};
 	struct uring_eventfd ue = {};
-	struct wake_ops ops[2];
-	int i, k;
-	bool pollfs;
+	struct wake_ops ops[KINDS];
+	int i, k, kind;
 
 	uf.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	uw.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	ue.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (uf.f.fd < 0 || ue.fd < 0)
-		die("create the futex object and the eventfd");
-	ops[1] = (struct wake_ops){
+	if (uf.f.fd < 0 || uw.f.fd < 0 || ue.fd < 0)
+		die("create the futex objects and the eventfd");
+	if (pfs_futex_watch(uw.f.fd, &uw.f.word, uw.f.word))
+		die("watch the futex word");
+	ops[ARMED] = (struct wake_ops){
 		.fd = uf.f.fd, .arm = uring_futex_arm,
 		.wait = uring_futex_wait, .fire = uring_futex_fire,
 		.consume = uring_futex_consume, .arg = &uf,
 	};
-	ops[0] = (struct wake_ops){
+	ops[WATCHED] = (struct wake_ops){
+		.fd = uw.f.fd, .arm = uring_futex_arm,
+		.wait = uring_futex_wait, .fire = uring_futex_fire,
+		.consume = uring_futex_consume, .arg = &uw,
+	};
+	ops[EVENTFD] = (struct wake_ops){
 		.fd = ue.fd, .arm = uring_eventfd_arm,
 		.wait = uring_eventfd_wait, .fire = uring_eventfd_fire,
 		.consume = uring_eventfd_consume, .arg = &ue,
 	};
 
 	for (i = 0; i < reps; i++) {
-		for (k = 0; k < 2; k++) {
-			pollfs = (i + k) % 2 == 0;	/* A B, B A, ... */
-			wake_run(&ops[pollfs], n, &res);
-			samples_add(&p50[pollfs],
+		for (k = 0; k < KINDS; k++) {
+			kind = (i + k) % KINDS;
+			wake_run(&ops[kind], n, &res);
+			samples_add(&p50[kind],
 				    samples_quantile(&res.lat, 0.5) / 1e3);
-			samples_add(&p99[pollfs],
+			samples_add(&p99[kind],
 				    samples_quantile(&res.lat, 0.99) / 1e3);
-			samples_add(&wcpu[pollfs], res.waiter_cpu / 1e3);
-			samples_add(&kcpu[pollfs], res.waker_cpu / 1e3);
+			samples_add(&wcpu[kind], res.waiter_cpu / 1e3);
+			samples_add(&kcpu[kind], res.waker_cpu / 1e3);
 		}
 		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
 	}
-	bench_report("uring", variant, "latency p50", "us", "eventfd",
-		     &p50[1], &p50[0], 1.10);
-	bench_report("uring", variant, "latency p99", "us", "eventfd",
-		     &p99[1], &p99[0], 1.10);
-	bench_report("uring", variant, "waiter CPU per wake-up", "us",
-		     "eventfd", &wcpu[1], &wcpu[0], 1.10);
-	bench_report("uring", variant, "waker CPU per wake-up", "us",
-		     "eventfd", &kcpu[1], &kcpu[0], 1.10);
-	for (k = 0; k < 2; k++) {
+	futex_report(variant, ARMED, p50, p99, wcpu, kcpu, 1.10);
+	futex_report("futex watched wake-to-completion", WATCHED, p50, p99,
+		     wcpu, kcpu, 1.00);
+	for (k = 0; k < KINDS; k++) {
 		samples_free(&p50[k]);
 		samples_free(&p99[k]);
 		samples_free(&wcpu[k]);
@@ -244,6 +270,7 @@ static void bench_futex_uring(int reps, int n)
 	}
 	samples_free(&res.lat);
 	close(uf.f.fd);
+	close(uw.f.fd);
 	close(ue.fd);
 }
 
