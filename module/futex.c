@@ -57,7 +57,6 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 
 #include "core.h"
 #include "ksyms.h"
@@ -147,7 +146,7 @@ static int pollfs_futex_wake_hook(struct kprobe *kp, struct pt_regs *regs)
 	if (READ_ONCE(*q_task(q)) != &init_task)
 		return 0;
 	f = w->owner;
-	w->woken = true;
+	WRITE_ONCE(w->woken, true);
 	spin_lock_irqsave(&f->wqh.lock, flags);
 	f->fired = true;
 	wake_up_locked_poll(&f->wqh, EPOLLIN);
@@ -237,7 +236,9 @@ static void pollfs_futex_drop(struct pollfs_futex *f)
  * fault and sleep), then each value read and the futex_q queued under
  * its bucket lock, one bucket at a time.  A mismatch unqueues what was
  * queued, unless a wake already took one of them: then the wait has
- * happened and the write succeeds with the object readable.  Mutex held;
+ * happened and the write succeeds with the object readable.  Not for a
+ * watched set, which a read re-arms only where it was woken: it fails
+ * whole (its words changed; the caller reads them again).  Mutex held;
  * the state is ARMED throughout, so a wake during the loop is seen.
  */
 static int pollfs_futex_queue_all(struct pollfs_futex *f)
@@ -284,7 +285,7 @@ retry:
 			pollfs_futex_unqueue(&f->waits[j]);
 			woken |= f->waits[j].woken;
 		}
-		if (woken)
+		if (woken && !f->watch)
 			return 0;
 		if (!ret)
 			return -EAGAIN;
@@ -379,7 +380,10 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 /*
  * The reader is not in the writer's address space: pin the page of the
  * word there, to read it under the bucket lock through the kernel's
- * mapping.  An address space that is gone can hold no word to watch.
+ * mapping.  A pin (FOLL_PIN), not a reference: it unshares an anonymous
+ * page that fork left shared copy-on-write, so the page read is the one
+ * the writer's next store goes to.  An address space that is gone can
+ * hold no word to watch.
  */
 static int pollfs_futex_pin_word(struct pollfs_futex *f,
 				 struct pollfs_futex_wait *w,
@@ -390,12 +394,8 @@ static int pollfs_futex_pin_word(struct pollfs_futex *f,
 	if (!mmget_not_zero(f->mm))
 		return -EFAULT;
 	mmap_read_lock(f->mm);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-	pinned = get_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL);
-#else
-	pinned = get_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL,
+	pinned = pin_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL,
 				       NULL);
-#endif
 	mmap_read_unlock(f->mm);
 	mmput(f->mm);
 	return pinned == 1 ? 0 : -EFAULT;
@@ -450,7 +450,7 @@ retry:
 	w->ev.val = uval;
 	spin_unlock(q_lock_ptr(w->q));
 	if (page)
-		put_page(page);
+		unpin_user_page(page);
 	return 0;
 }
 
