@@ -23,6 +23,7 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/pollfs.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
 #include <linux/timekeeping.h>
@@ -48,12 +49,20 @@ struct pollfs_timer {
 	u32 flags;		/* of the last arming, for fdinfo */
 	bool expired;		/* fired, and not re-armed since */
 	ktime_t moffs;		/* realtime - monotonic, when armed */
+	struct mutex write_lock;	/* one arming at a time */
 	struct list_head cancel_link;	/* on pollfs_timer_cancel_list */
+	bool cancel_listed;	/* on it now */
+	bool cancel_ever;	/* was on it: free after a grace period */
+	struct rcu_head rcu;
 };
 
 static struct kmem_cache *pollfs_timer_cache;
 
-/* The CANCEL_ON_SET timers, to wake when the realtime clock is set. */
+/*
+ * The CANCEL_ON_SET timers, to wake when the realtime clock is set: an
+ * RCU list, as timerfd's, so that the walk over however many timers
+ * users armed keeps interrupts off for one timer at a time.
+ */
 static LIST_HEAD(pollfs_timer_cancel_list);
 static DEFINE_SPINLOCK(pollfs_timer_cancel_lock);
 
@@ -82,14 +91,14 @@ static int pollfs_timer_clock_was_set(struct kprobe *kp, struct pt_regs *regs)
 	struct pollfs_timer *t;
 	unsigned long flags;
 
-	spin_lock_irqsave(&pollfs_timer_cancel_lock, flags);
-	list_for_each_entry(t, &pollfs_timer_cancel_list, cancel_link) {
-		spin_lock(&t->wqh.lock);
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &pollfs_timer_cancel_list, cancel_link) {
+		spin_lock_irqsave(&t->wqh.lock, flags);
 		if (pollfs_timer_cancelled(t))
 			wake_up_locked_poll(&t->wqh, EPOLLIN);
-		spin_unlock(&t->wqh.lock);
+		spin_unlock_irqrestore(&t->wqh.lock, flags);
 	}
-	spin_unlock_irqrestore(&pollfs_timer_cancel_lock, flags);
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -121,17 +130,19 @@ static int pollfs_timer_probe(void)
 	return err;
 }
 
-/* On the list exactly while armed with CANCEL_ON_SET. */
+/* On the list exactly while armed with CANCEL_ON_SET.  Write lock held. */
 static void pollfs_timer_set_cancel(struct pollfs_timer *t, bool on)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&pollfs_timer_cancel_lock, flags);
-	if (on && list_empty(&t->cancel_link))
-		list_add(&t->cancel_link, &pollfs_timer_cancel_list);
-	else if (!on)
-		list_del_init(&t->cancel_link);
-	spin_unlock_irqrestore(&pollfs_timer_cancel_lock, flags);
+	if (on == t->cancel_listed)
+		return;
+	spin_lock_irq(&pollfs_timer_cancel_lock);
+	if (on)
+		list_add_rcu(&t->cancel_link, &pollfs_timer_cancel_list);
+	else
+		list_del_rcu(&t->cancel_link);
+	spin_unlock_irq(&pollfs_timer_cancel_lock);
+	t->cancel_listed = on;
+	t->cancel_ever |= on;
 }
 
 static bool pollfs_clock_is_alarm(clockid_t clockid)
@@ -346,9 +357,16 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 static ssize_t pollfs_timer_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
 {
-	return pollfs_write_each(obj, from, nrec,
-				 sizeof(struct pollfs_timer_spec),
-				 pollfs_timer_apply);
+	struct pollfs_timer *t = to_timer(obj);
+	ssize_t ret;
+
+	/* The cancel list and the armed flags change together. */
+	mutex_lock(&t->write_lock);
+	ret = pollfs_write_each(obj, from, nrec,
+				sizeof(struct pollfs_timer_spec),
+				pollfs_timer_apply);
+	mutex_unlock(&t->write_lock);
+	return ret;
 }
 
 static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
@@ -446,6 +464,12 @@ static void pollfs_timer_show_fdinfo(struct seq_file *m,
 		   (long long)interval.tv_sec, interval.tv_nsec);
 }
 
+static void pollfs_timer_free_rcu(struct rcu_head *rcu)
+{
+	kmem_cache_free(pollfs_timer_cache,
+			container_of(rcu, struct pollfs_timer, rcu));
+}
+
 static void pollfs_timer_release(struct pollfs_object *obj)
 {
 	struct pollfs_timer *t = to_timer(obj);
@@ -455,7 +479,12 @@ static void pollfs_timer_release(struct pollfs_object *obj)
 		alarm_cancel(&t->t.alarm);
 	else
 		hrtimer_cancel(&t->t.tmr);
-	kmem_cache_free(pollfs_timer_cache, t);
+	mutex_destroy(&t->write_lock);
+	/* A clock-set walk may still be looking at it. */
+	if (t->cancel_ever)
+		call_rcu(&t->rcu, pollfs_timer_free_rcu);
+	else
+		kmem_cache_free(pollfs_timer_cache, t);
 }
 
 static int pollfs_timer_create(const void __user *arg)
@@ -472,14 +501,16 @@ static int pollfs_timer_create(const void __user *arg)
 	if (!t)
 		return -ENOMEM;
 	init_waitqueue_head(&t->wqh);
-	INIT_LIST_HEAD(&t->cancel_link);
+	mutex_init(&t->write_lock);
 	t->clockid = CLOCK_MONOTONIC;
 	hrtimer_init(&t->t.tmr, t->clockid, HRTIMER_MODE_ABS);
 	t->t.tmr.function = pollfs_hrtimer_fired;
 
 	fd = pollfs_install(&t->obj, &pollfs_timer_kind, flags);
-	if (fd < 0)
+	if (fd < 0) {
+		mutex_destroy(&t->write_lock);
 		kmem_cache_free(pollfs_timer_cache, t);
+	}
 	return fd;
 }
 
@@ -497,8 +528,10 @@ static int pollfs_timer_init(void)
 
 static void pollfs_timer_exit(void)
 {
-	if (pollfs_timer_kprobed)
+	if (pollfs_timer_kprobed) {
 		unregister_kprobe(&pollfs_timer_kprobe);
+		rcu_barrier();	/* the frees of pollfs_timer_release() */
+	}
 	kmem_cache_destroy(pollfs_timer_cache);
 }
 
