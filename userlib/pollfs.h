@@ -5,10 +5,11 @@
  *
  * Functions that can fail return -1 with errno set.  On success: a new
  * file descriptor from the functions that create an object; the number
- * of records (at least 1) from the _read functions; 0 from the _arm and
- * _watch functions when the wait is armed, 1 when no wait is needed (the
- * word no longer holds the value, the event is set, the semaphore has
- * units); 0 from the others.  See pollfs(7) and the pages of section 3.
+ * of records from the _read functions (at least 1; pollfs_aio_read gives
+ * 0 once its context is gone); 0 from the _arm and _watch functions when
+ * the wait is armed, 1 when no wait is needed (the word no longer holds
+ * the value, the event is set, the semaphore has units); 0 from the
+ * others.  See pollfs(7) and the pages of section 3.
  */
 #ifndef POLLFS_H
 #define POLLFS_H
