@@ -226,6 +226,7 @@ static void pollfs_futex_drop(struct pollfs_futex *f)
 		pollfs_futex_disarm(f);
 	f->nr = 0;
 	f->nr_pending = 0;
+	f->watch = false;
 	if (f->state != POLLFS_FUTEX_UNARMED)
 		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
 }

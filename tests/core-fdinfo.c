@@ -241,22 +241,22 @@ static void test_futex(void)
 	int fd;
 
 	fd = fx_new(POLLFS_NONBLOCK);
-	expect_lines(fd, "state: unarmed\nfired: 0\nrecords: 0\n");
+	expect_lines(fd, "state: unarmed\nfired: 0\nwatch: 0\nrecords: 0\n");
 
 	/* armed, then woken, then read */
 	fw[0] = 7;
 	fx_arm(fd, &fw[0], 7, FX_PRIVATE);
-	expect_lines(fd, "state: armed\nfired: 0\nrecords: 1\n"
+	expect_lines(fd, "state: armed\nfired: 0\nwatch: 0\nrecords: 1\n"
 		     "wait: addr %#llx val 7 flags 0x0\n", a0);
 	CHECK_EQ(fx_wake(&fw[0], 1, FX_PRIVATE), 1);
-	expect_lines(fd, "state: armed\nfired: 1\nrecords: 1\n"
+	expect_lines(fd, "state: armed\nfired: 1\nwatch: 0\nrecords: 1\n"
 		     "wait: addr %#llx val 7 flags 0x0 woken\n", a0);
 	fx_expect_rec(fd, &fw[0], 7, FX_PRIVATE);
-	expect_lines(fd, "state: unarmed\nfired: 0\nrecords: 0\n");
+	expect_lines(fd, "state: unarmed\nfired: 0\nwatch: 0\nrecords: 0\n");
 
 	/* a failed arming leaves it unarmed */
 	CHECK_ERR(fx_write1(fd, &fw[0], 8, FX_PRIVATE), EAGAIN);
-	expect_lines(fd, "state: unarmed\nfired: 0\nrecords: 0\n");
+	expect_lines(fd, "state: unarmed\nfired: 0\nwatch: 0\nrecords: 0\n");
 
 	/* a wait-any of three, one shared, values up to 2^32 - 1 */
 	fw[1] = 0;
@@ -265,14 +265,14 @@ static void test_futex(void)
 	evs[1] = fx_ev(&fw[1], 0, FX_SHARED);
 	evs[2] = fx_ev(&fw[2], UINT32_MAX, FX_PRIVATE);
 	fx_armv(fd, evs, 3);
-	expect_lines(fd, "state: armed\nfired: 0\nrecords: 3\n"
+	expect_lines(fd, "state: armed\nfired: 0\nwatch: 0\nrecords: 3\n"
 		     "wait: addr %#llx val 7 flags 0x0\n"
 		     "wait: addr %#llx val 0 flags 0x1\n"
 		     "wait: addr %#llx val 4294967295 flags 0x0\n",
 		     a0, a1, a2);
 	CHECK_EQ(fx_wake(&fw[2], 1, FX_PRIVATE), 1);
 	CHECK_EQ(fx_wake(&fw[1], 1, FX_SHARED), 1);
-	expect_lines(fd, "state: armed\nfired: 1\nrecords: 3\n"
+	expect_lines(fd, "state: armed\nfired: 1\nwatch: 0\nrecords: 3\n"
 		     "wait: addr %#llx val 7 flags 0x0\n"
 		     "wait: addr %#llx val 0 flags 0x1 woken\n"
 		     "wait: addr %#llx val 4294967295 flags 0x0 woken\n",
@@ -280,7 +280,7 @@ static void test_futex(void)
 	/* one record read: disarmed, one woken record left */
 	CHECK_EQ(read(fd, r, FX_REC), FX_REC);
 	fx_check_rec(&r[0], &fw[1], 0, FX_SHARED);
-	expect_lines(fd, "state: woken\nfired: 0\nrecords: 3\n"
+	expect_lines(fd, "state: woken\nfired: 0\nwatch: 0\nrecords: 3\n"
 		     "wait: addr %#llx val 7 flags 0x0\n"
 		     "wait: addr %#llx val 0 flags 0x1\n"
 		     "wait: addr %#llx val 4294967295 flags 0x0 woken\n",
@@ -288,14 +288,26 @@ static void test_futex(void)
 	CHECK_EQ(fx_wake(&fw[0], 1, FX_PRIVATE), 0);
 	CHECK_EQ(read(fd, r, sizeof(r)), FX_REC);
 	fx_check_rec(&r[0], &fw[2], UINT32_MAX, FX_PRIVATE);
-	expect_lines(fd, "state: unarmed\nfired: 0\nrecords: 0\n");
+	expect_lines(fd, "state: unarmed\nfired: 0\nwatch: 0\nrecords: 0\n");
 
 	/* re-armed over a woken, unread wait: the new one alone */
 	fx_arm(fd, &fw[0], 7, FX_SHARED);
 	CHECK_EQ(fx_wake(&fw[0], 1, FX_SHARED), 1);
 	fx_arm(fd, &fw[1], 0, FX_PRIVATE);
-	expect_lines(fd, "state: armed\nfired: 0\nrecords: 1\n"
+	expect_lines(fd, "state: armed\nfired: 0\nwatch: 0\nrecords: 1\n"
 		     "wait: addr %#llx val 0 flags 0x0\n", a1);
+
+	/* watched: a read leaves it armed on the value then; disarmed */
+	fx_arm(fd, &fw[1], 0, FX_PRIVATE | FX_WATCH);
+	expect_lines(fd, "state: armed\nfired: 0\nwatch: 1\nrecords: 1\n"
+		     "wait: addr %#llx val 0 flags 0x2\n", a1);
+	fw[1] = 5;
+	CHECK_EQ(fx_wake(&fw[1], 1, FX_PRIVATE), 1);
+	fx_expect_watch(fd, &fw[1], 5, FX_PRIVATE | FX_WATCH);
+	expect_lines(fd, "state: armed\nfired: 0\nwatch: 1\nrecords: 1\n"
+		     "wait: addr %#llx val 5 flags 0x2\n", a1);
+	fx_disarm(fd);
+	expect_lines(fd, "state: unarmed\nfired: 0\nwatch: 0\nrecords: 0\n");
 	CHECK_SYS(close(fd));
 }
 

@@ -56,6 +56,19 @@ void fx_armv_at(const char *file, int line, int fd,
 			   strerror(errno));
 }
 
+void fx_disarm_at(const char *file, int line, int fd)
+{
+	struct pollfs_futex_event ev;
+	ssize_t r;
+
+	memset(&ev, 0, sizeof(ev));
+	r = write(fd, &ev, sizeof(ev));
+	if (r != FX_REC)
+		pt_fail_at(file, line, "disarming fd %d (one all-zero record): "
+			   "write returned %zd, errno %d (%s), expected 16",
+			   fd, r, errno, strerror(errno));
+}
+
 long fx_wake_at(const char *file, int line, void *addr, int n, uint32_t flags)
 {
 	long r = fx_futex(addr, fx_op(FUTEX_WAKE, flags), (uint32_t)n, 0,
@@ -95,6 +108,13 @@ void fx_expect_rec_at(const char *file, int line, int fd, const void *addr,
 			   "errno %d (%s), expected one record", fd, r, errno,
 			   strerror(errno));
 	fx_check_rec_at(file, line, &buf[0], addr, val, flags);
+}
+
+void fx_expect_watch_at(const char *file, int line, int fd, const void *addr,
+			uint32_t val, uint32_t flags)
+{
+	fx_expect_rec_at(file, line, fd, addr, val, flags);
+	fx_expect_armed_at(file, line, fd);
 }
 
 short fx_revents_at(const char *file, int line, int fd, int timeout_ms)

@@ -20,6 +20,7 @@
 #define FX_REC		((ssize_t)sizeof(struct pollfs_futex_event))
 #define FX_PRIVATE	0u
 #define FX_SHARED	POLLFS_FUTEX_SHARED
+#define FX_WATCH	POLLFS_FUTEX_WATCH	/* (1.1) */
 
 _Static_assert(sizeof(struct pollfs_futex_event) == 16, "futex record size");
 
@@ -57,6 +58,13 @@ void fx_armv_at(const char *file, int line, int fd,
 		const struct pollfs_futex_event *evs, size_t n);
 #define fx_armv(fd, evs, n) fx_armv_at(__FILE__, __LINE__, (fd), (evs), (n))
 
+/*
+ * Writes the disarm record (one record of all zeros, 1.1), failing
+ * unless write() returns 16.
+ */
+void fx_disarm_at(const char *file, int line, int fd);
+#define fx_disarm(fd) fx_disarm_at(__FILE__, __LINE__, (fd))
+
 /* ---- futex(2) ---- */
 
 static inline long fx_futex(void *uaddr, int op, uint32_t val,
@@ -92,6 +100,17 @@ void fx_expect_rec_at(const char *file, int line, int fd, const void *addr,
 		      uint32_t val, uint32_t flags);
 #define fx_expect_rec(fd, addr, val, flags)				\
 	fx_expect_rec_at(__FILE__, __LINE__, (fd), (addr), (val), (flags))
+
+/*
+ * A watched object (POLLFS_FUTEX_WATCH, 1.1) woken: one read, blocking
+ * if the fd blocks, must return exactly the record {addr, val, flags}
+ * (val being the word's value at the read); the object is then armed
+ * again and not woken (no POLLIN, a non-blocking read gives EAGAIN).
+ */
+void fx_expect_watch_at(const char *file, int line, int fd, const void *addr,
+			uint32_t val, uint32_t flags);
+#define fx_expect_watch(fd, addr, val, flags)				\
+	fx_expect_watch_at(__FILE__, __LINE__, (fd), (addr), (val), (flags))
 
 /* The revents of one poll() for POLLIN on fd. */
 short fx_revents_at(const char *file, int line, int fd, int timeout_ms);

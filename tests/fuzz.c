@@ -42,6 +42,12 @@
  *    writes of a file, IOCB_CMD_POLL of a pipe) under AIO objects
  *    watched by an epoll set for EPOLLHUP alone (events 0 or EPOLLHUP,
  *    edge-triggered too).
+ * And the additions of version 1.1: futex records with
+ * POLLFS_FUTEX_WATCH (whole sets of them, and sets mixing them with
+ * plain ones), the disarm record (alone, and among others, where it is
+ * no disarm), timers armed with POLLFS_TIMER_CANCEL_ON_SET (also under
+ * the clock steps), and POLLFS_IOC_TIMER_GET on every kind of
+ * descriptor, through good and hostile buffers.
  *
  * The operations are drawn from a generator seeded by the seed (printed
  * as "# seed N": run with -s N to replay the same choices; threads and
@@ -68,6 +74,22 @@
  *    than were readable; futex writes of more than 128 records fail;
  *    a child in a huge write is gone within 2 s of a SIGKILL;
  *  - a timer read never reports 0 expirations, whatever the clock did;
+ *  - 1.1: a futex record read back has no flags but SHARED and WATCH;
+ *    the disarm record written to a futex object returns 16; an
+ *    all-zero record among two or more makes the write fail;
+ *    POLLFS_IOC_TIMER_GET on a signal, futex or AIO object fails with
+ *    ENOTTY, on /dev/pollfs fails, on a timer returns 0 and well-formed
+ *    timespecs when the buffer is writable and fails when it is not;
+ *  - 1.1, on objects of a thread's own (not in the table, so exact):
+ *    a watched futex object on a word no other operation touches
+ *    counts in each FUTEX_WAKE after each read (1) and not between a
+ *    wake and the read (0), its read returns the word's value and
+ *    leaves it armed (EAGAIN), the disarm leaves it unarmed (no wake
+ *    counts it, EINVAL); a timer's POLLFS_IOC_TIMER_GET consumes
+ *    nothing (expirations seen there mean POLLIN and a read of at
+ *    least as many); as root, a timer with CANCEL_ON_SET becomes
+ *    readable after a step of the clock and its read fails with
+ *    ECANCELED, the timer still armed.
  *  - once io_destroy returned, epoll reports EPOLLHUP for every AIO
  *    object of the context within a second, poll shows POLLHUP and a
  *    read returns 0.
@@ -159,7 +181,8 @@ struct stats {
 		writes, arms, wakes_counted, forks, execs, aio_setups,
 		signals, closes, dups, epolls, maps, children_failed,
 		huge_writes, huge_reads, short_writes, huge_kills,
-		clock_steps, destroy_races, race_completions;
+		clock_steps, destroy_races, race_completions,
+		watch_rounds, disarms, timer_gets, cancel_checks;
 	atomic_int failed;
 };
 static struct stats *st;
@@ -386,6 +409,8 @@ static uint32_t *arena_a;	/* anonymous private, read-write */
 static uint32_t *arena_s;	/* anonymous shared (with the children) */
 static uint32_t *arena_f;	/* a memfd, MAP_SHARED */
 static uint32_t *arena_fro;	/* the same memfd page again, read-only */
+static uint32_t *watch_page;	/* op_watch's words, one per thread, which
+				   no other operation touches */
 static void *page_ro;		/* anonymous, PROT_READ */
 static void *page_none;		/* PROT_NONE */
 static char *volatile hole;	/* an unmapped page between two mapped ones */
@@ -490,6 +515,8 @@ static void setup_memory(void)
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	atomic_store(&churn_mapped, 1);
 	vdso = getauxval(AT_SYSINFO_EHDR);
+	watch_page = xmap(PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	setup_huge();
 }
 
@@ -1010,7 +1037,8 @@ static void fill_timer_rec(struct pollfs_timer_spec *s)
 		s->clockid = clocks[rn(5)];
 	else
 		s->clockid = chance(50) ? (int32_t)rn(16) - 2 : (int32_t)rnd();
-	s->flags = chance(80) ? (uint32_t)rn(2) :
+	/* 2 and 3: CANCEL_ON_SET, valid with ABSTIME on the realtime clocks */
+	s->flags = chance(80) ? (uint32_t)rn(chance(25) ? 4 : 2) :
 		   chance(50) ? 1u << rn(32) : (uint32_t)rnd();
 	s->value = pick_ts(true, s->clockid);
 	s->interval = chance(50) ? (struct __kernel_timespec){ 0, 0 } :
@@ -1039,13 +1067,16 @@ static uint64_t pick_mask(void)
 static void fill_records(char *p, size_t n, int k)
 {
 	size_t ws = wsize[k] ? wsize[k] : 16;
-	char tmp[64];
+	char tmp[64] __attribute__((aligned(8)));
+	unsigned int watch;
 
 	if (chance(8) || !wsize[k]) {
 		for (size_t i = 0; i < n; i++)
 			p[i] = (char)rnd();
 		return;
 	}
+	/* futex sets: all watched, or none (mostly), or mixed (EINVAL) */
+	watch = rn(10);
 	for (size_t off = 0; off < n; off += ws) {
 		size_t m = n - off < ws ? n - off : ws;
 
@@ -1059,12 +1090,19 @@ static void fill_records(char *p, size_t n, int k)
 		case K_TIMER:
 			fill_timer_rec((struct pollfs_timer_spec *)tmp);
 			break;
-		default:
-			fill_futex_rec((struct pollfs_futex_event *)tmp);
+		default: {
+			struct pollfs_futex_event *ev = (void *)tmp;
+
+			fill_futex_rec(ev);
+			if (watch < 3 || (watch == 9 && chance(50)))
+				ev->flags |= POLLFS_FUTEX_WATCH;
+			else if (watch < 9 && chance(95))
+				ev->flags &= ~(uint32_t)POLLFS_FUTEX_WATCH;
 			/* duplicates: repeat the previous record now and then */
 			if (off >= ws && chance(15))
 				memcpy(tmp, p + off - ws, ws);
 			break;
+		}
 		}
 		memcpy(p + off, tmp, m);
 	}
@@ -1112,7 +1150,9 @@ static void check_records(const struct pick *p, const char *buf, ssize_t r)
 			struct pollfs_futex_event ev;
 
 			memcpy(&ev, rec, sizeof(ev));
-			if (ev.addr % 4 || (ev.flags & ~POLLFS_FUTEX_SHARED))
+			if (ev.addr % 4 ||
+			    (ev.flags & ~(uint32_t)(POLLFS_FUTEX_SHARED |
+						    POLLFS_FUTEX_WATCH)))
 				STRICT_FAIL("futex fd %d: record {%#llx, %u, "
 					    "%#x} was never armed", p->fd,
 					    (unsigned long long)ev.addr, ev.val,
@@ -2884,7 +2924,8 @@ static void realtime_spec(struct pollfs_timer_spec *s)
 	memset(s, 0, sizeof(*s));
 	s->clockid = chance(80) ? CLOCK_REALTIME : CLOCK_REALTIME_ALARM;
 	if (chance(60)) {
-		s->flags = POLLFS_TIMER_ABSTIME;
+		s->flags = POLLFS_TIMER_ABSTIME |
+			   (chance(40) ? POLLFS_TIMER_CANCEL_ON_SET : 0);
 		v += clock_ns(CLOCK_REALTIME) - MS(5);
 	}
 	s->value = pt_ns_ts(v);
@@ -2915,6 +2956,101 @@ static void read_if_ready(const struct pick *p)
 }
 
 /*
+ * 1.1: a CANCEL_ON_SET timer of our own, far in the future, and a step
+ * of the clock: readable, ECANCELED once (again only if someone set
+ * the clock since), still armed.  The first read is made under the
+ * clock's lock, so that no step is half done when it is counted.
+ */
+static int private_fd(int fd);
+
+static void cancel_check(void)
+{
+	struct pollfs_open o = { POLLFS_NONBLOCK | POLLFS_CLOEXEC, 0 };
+	struct pollfs_timer_spec spec;
+	struct pollfs_timer_event ev;
+	int64_t end, amount = MS(1) << rn(12);
+	int dev, fd;
+	long steps;
+	ssize_t r;
+	int e;
+
+	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return;
+	fd = private_fd(ioctl(dev, POLLFS_IOC_TIMER, &o));
+	close(dev);
+	if (fd < 0)
+		return;
+	memset(&spec, 0, sizeof(spec));
+	spec.clockid = chance(80) ? CLOCK_REALTIME : CLOCK_REALTIME_ALARM;
+	spec.flags = POLLFS_TIMER_ABSTIME | POLLFS_TIMER_CANCEL_ON_SET;
+	spec.value = pt_ns_ts(clock_ns(CLOCK_REALTIME) +
+			      10 * 3600 * NSEC_PER_SEC);
+	if (chance(30))
+		spec.interval = pt_ns_ts(MS(1) + (int64_t)rn(MS(10)));
+	if (write(fd, &spec, sizeof(spec)) != sizeof(spec)) {
+		note("cancel check: arm: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	pthread_mutex_lock(&clock_lock);
+	if (atomic_load(&stop) || !atomic_load(&clock_ok)) {
+		pthread_mutex_unlock(&clock_lock);
+		close(fd);
+		return;
+	}
+	atomic_fetch_add(&st->clock_steps, 1);
+	if (set_real(clock_ns(CLOCK_REALTIME) +
+		     (chance(50) ? amount : -amount))) {
+		atomic_fetch_sub(&st->clock_steps, 1);
+		pthread_mutex_unlock(&clock_lock);
+		close(fd);
+		return;
+	}
+	pthread_mutex_unlock(&clock_lock);
+
+	end = pt_mono() + (int64_t)pt_time_scale() * NSEC_PER_SEC;
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 10) == 1 && (pfd.revents & POLLIN))
+			break;
+		if (pt_mono() > end)
+			FAIL("CANCEL_ON_SET timer fd %d (%s): not readable "
+			     "within 1 s of a step of the realtime clock", fd,
+			     pt_clock_name(spec.clockid));
+	}
+	pthread_mutex_lock(&clock_lock);
+	errno = 0;
+	r = read(fd, &ev, sizeof(ev));
+	e = errno;
+	steps = atomic_load(&st->clock_steps);
+	pthread_mutex_unlock(&clock_lock);
+	if (r != -1 || e != ECANCELED)
+		FAIL("CANCEL_ON_SET timer fd %d (%s), after a step of the "
+		     "realtime clock: read returned %zd, errno %d (%s), "
+		     "expected ECANCELED", fd, pt_clock_name(spec.clockid), r,
+		     e, strerror(e));
+	if (ioctl(fd, POLLFS_IOC_TIMER_GET, &ev) ||
+	    pt_ts_ns(&ev.remaining) <= 0)
+		FAIL("CANCEL_ON_SET timer fd %d: after the ECANCELED, "
+		     "TIMER_GET: %s, remaining %lld ns: not armed", fd,
+		     strerror(errno), (long long)pt_ts_ns(&ev.remaining));
+	errno = 0;
+	r = read(fd, &ev, sizeof(ev));
+	e = errno;
+	if (!(r == -1 && e == EAGAIN) &&
+	    !(r == -1 && e == ECANCELED &&
+	      atomic_load(&st->clock_steps) != steps))
+		FAIL("CANCEL_ON_SET timer fd %d: the read after the "
+		     "ECANCELED returned %zd, errno %d (%s), expected EAGAIN",
+		     fd, r, e, strerror(e));
+	note("cancel check on %s: ok", pt_clock_name(spec.clockid));
+	atomic_fetch_add(&st->cancel_checks, 1);
+	close(fd);
+}
+
+/*
  * Realtime timers that expire about now, a step of the clock, and their
  * records (expirations >= 1 however the clock went); then mostly back
  * to the true time, so that waits on the realtime clock (FUTEX_LOCK_PI)
@@ -2927,6 +3063,12 @@ static void op_clock(void)
 
 	if (!atomic_load(&clock_ok))
 		return;
+	if (chance(25)) {
+		cancel_check();
+		if (chance(70))
+			clock_step(true);
+		return;
+	}
 	for (int i = (int)rn(4); i > 0; i--) {
 		struct pollfs_timer_spec spec;
 		struct buf b = { (char *)&spec, B_GOOD, sizeof(spec),
@@ -3189,6 +3331,301 @@ static void op_aio_race(void)
 		close(dev);
 }
 
+/* ---- 1.1: watched futexes, the disarm record, TIMER_GET ---- */
+
+/*
+ * The disarm record (one record of all zeros) to a futex object of the
+ * table: 16, whatever the object was.  Among two to four records (the
+ * others good arms, watched or not) it is no disarm: an arm on address
+ * 0, which fails.
+ */
+static void op_disarm(void)
+{
+	struct pollfs_futex_event ev[4];
+	struct pick p;
+	int n = chance(60) ? 1 : 2 + (int)rn(3);
+	ssize_t r;
+	int e;
+
+	if (!pick_slot(&p, K_FUTEX))
+		return;
+	memset(ev, 0, sizeof(ev));
+	if (n > 1) {
+		uint32_t watch = chance(50) ? POLLFS_FUTEX_WATCH : 0;
+		int zero = (int)rn((uint64_t)n);
+
+		for (int i = 0; i < n; i++) {
+			uint32_t *w = rw_word();
+
+			if (i == zero)
+				continue;
+			ev[i].addr = (uintptr_t)w;
+			ev[i].val = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+			ev[i].flags = watch | (chance(50) ?
+					       POLLFS_FUTEX_SHARED : 0);
+		}
+	}
+	errno = 0;
+	r = write(p.fd, ev, (size_t)n * sizeof(ev[0]));
+	e = errno;
+	note("disarm %d records (%d) -> %zd errno %d", n, p.fd, r, e);
+	atomic_fetch_add(&st->writes, 1);
+	atomic_fetch_add(&st->disarms, 1);
+	if (!same(&p))
+		return;
+	if (n == 1 && r != (ssize_t)sizeof(ev[0]))
+		STRICT_FAIL("the disarm record to futex fd %d: returned %zd, "
+			    "errno %d (%s)", p.fd, r, e, strerror(e));
+	if (n > 1 && r != -1)
+		STRICT_FAIL("%d records, one of them all zeros, to futex fd "
+			    "%d: returned %zd", n, p.fd, r);
+}
+
+/*
+ * A watched futex object of our own on a word of our own: exact
+ * counts, for a few rounds, then the disarm and the close.
+ */
+static void op_watch(void)
+{
+	uint32_t *w = watch_page + (tr ? tr->id : 0) * 16;
+	uint32_t fl = (chance(50) ? POLLFS_FUTEX_SHARED : 0) |
+		      POLLFS_FUTEX_WATCH;
+	int priv = (fl & POLLFS_FUTEX_SHARED) ? 0 : FUTEX_PRIVATE_FLAG;
+	struct pollfs_futex_event ev = { (uintptr_t)w, 0, fl }, got[2];
+	struct pollfs_open o = { POLLFS_NONBLOCK | POLLFS_CLOEXEC, 0 };
+	int dev = dev_fd(), own_dev = -1, fd, rounds = 1 + (int)rn(6);
+	long r;
+	ssize_t n;
+
+	if (dev < 0) {
+		own_dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+		if (own_dev < 0)
+			return;
+		dev = own_dev;
+	}
+	fd = private_fd(ioctl(dev, POLLFS_IOC_FUTEX, &o));
+	if (own_dev >= 0)
+		close(own_dev);
+	if (fd < 0) {
+		note("watch: no object: %s", strerror(errno));
+		return;
+	}
+	if (chance(10)) {
+		/* a mismatch: EAGAIN, unarmed */
+		ev.val = *w + 1;
+		if (write(fd, &ev, sizeof(ev)) != -1 || errno != EAGAIN)
+			FAIL("watch fd %d: a mismatched arm did not fail with "
+			     "EAGAIN: %s", fd, strerror(errno));
+		if (read(fd, got, sizeof(got)) != -1 || errno != EINVAL)
+			FAIL("watch fd %d: unarmed after a mismatch, yet a read "
+			     "did not fail with EINVAL", fd);
+	}
+	ev.val = *w;
+	n = write(fd, &ev, sizeof(ev));
+	if (n != (ssize_t)sizeof(ev))
+		FAIL("watch fd %d: arm on our own word %p: %zd, %s", fd,
+		     (void *)w, n, strerror(errno));
+	for (int i = 0; i < rounds; i++) {
+		if (chance(60))
+			(*w)++;
+		r = sys_futex((uintptr_t)w, FUTEX_WAKE | priv,
+			      chance(50) ? 1 : INT_MAX, 0, 0, 0);
+		if (r != 1)
+			FAIL("watch fd %d, round %d: FUTEX_WAKE returned %ld "
+			     "(errno %d), expected 1: the object is armed", fd,
+			     i, r, errno);
+		atomic_fetch_add(&st->wakes_counted, 1);
+		if (chance(30)) {
+			r = sys_futex((uintptr_t)w, FUTEX_WAKE | priv, INT_MAX,
+				      0, 0, 0);
+			if (r != 0)
+				FAIL("watch fd %d: a second FUTEX_WAKE before "
+				     "the read returned %ld", fd, r);
+		}
+		if (chance(40))
+			(*w) += 3;	/* the read reports the value now */
+		memset(got, 0, sizeof(got));
+		n = read(fd, got, sizeof(got));
+		if (n != (ssize_t)sizeof(got[0]) || got[0].addr != ev.addr ||
+		    got[0].val != *w || got[0].flags != fl)
+			FAIL("watch fd %d: read returned %zd (errno %d) "
+			     "{%#llx, %u, %#x}, expected {%p, %u, %#x}", fd, n,
+			     errno, (unsigned long long)got[0].addr,
+			     got[0].val, got[0].flags, (void *)w, *w, fl);
+		atomic_fetch_add(&st->reads, 1);
+		atomic_fetch_add(&st->records, 1);
+		atomic_fetch_add(&st->watch_rounds, 1);
+		if (read(fd, got, sizeof(got)) != -1 || errno != EAGAIN)
+			FAIL("watch fd %d: armed again after the read, yet a "
+			     "read did not fail with EAGAIN (errno %d)", fd,
+			     errno);
+	}
+	if (chance(70)) {
+		memset(&ev, 0, sizeof(ev));
+		n = write(fd, &ev, sizeof(ev));
+		if (n != (ssize_t)sizeof(ev))
+			FAIL("watch fd %d: the disarm record: %zd, %s", fd, n,
+			     strerror(errno));
+		r = sys_futex((uintptr_t)w, FUTEX_WAKE | priv, INT_MAX, 0, 0,
+			      0);
+		if (r != 0)
+			FAIL("watch fd %d: FUTEX_WAKE after the disarm "
+			     "returned %ld", fd, r);
+		if (read(fd, got, sizeof(got)) != -1 || errno != EINVAL)
+			FAIL("watch fd %d: disarmed, yet a read did not fail "
+			     "with EINVAL (errno %d)", fd, errno);
+	}
+	close(fd);
+	/* closed: no waiter left (a child forked meanwhile may hold a copy
+	 * of the descriptor, and the wait with it: not checked then) */
+	r = sys_futex((uintptr_t)w, FUTEX_WAKE | priv, INT_MAX, 0, 0, 0);
+	note("watch %#x on %p: %d rounds, wake after close -> %ld", fl,
+	     (void *)w, rounds, r);
+}
+
+static bool ts_ok(const struct __kernel_timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 &&
+	       ts->tv_nsec < NSEC_PER_SEC;
+}
+
+/*
+ * POLLFS_IOC_TIMER_GET on a descriptor of the table, through a good or a
+ * hostile buffer; or on a timer of our own, where a look must consume
+ * nothing.
+ */
+static void op_timer_get(void)
+{
+	struct pollfs_timer_event ev, rd;
+	struct pick p;
+	struct buf b;
+	int r, e;
+
+	if (chance(30)) {
+		struct pollfs_timer_spec spec;
+		int fd = -1;
+
+		for (int tries = 0; tries < 8 && fd < 0; tries++) {
+			struct pollfs_open o = { POLLFS_NONBLOCK |
+						 POLLFS_CLOEXEC, 0 };
+			int dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+
+			if (dev < 0)
+				return;
+			fd = private_fd(ioctl(dev, POLLFS_IOC_TIMER, &o));
+			close(dev);
+			if (fd < 0)
+				return;
+			fill_timer_rec(&spec);
+			/* no CANCEL_ON_SET: what a cancel does to the
+			 * count is not said */
+			spec.flags &= ~(uint32_t)POLLFS_TIMER_CANCEL_ON_SET;
+			if (write(fd, &spec, sizeof(spec)) != sizeof(spec)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0)
+			return;
+		pt_sleep_ns((int64_t)rn(MS(3)));
+		for (int i = 0; i < 3; i++) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			long steps = atomic_load(&st->clock_steps);
+			ssize_t n;
+
+			if (ioctl(fd, POLLFS_IOC_TIMER_GET, &ev))
+				FAIL("TIMER_GET on our timer fd %d: %s", fd,
+				     strerror(errno));
+			atomic_fetch_add(&st->timer_gets, 1);
+			if (!ts_ok(&ev.remaining) || !ts_ok(&ev.interval))
+				FAIL("TIMER_GET on our timer fd %d: bad "
+				     "timespecs", fd);
+			if (!ev.expirations)
+				continue;
+			/*
+			 * A step of the realtime clock meanwhile (another
+			 * thread's, in op_clock) may move what a realtime
+			 * timer counts: exact only without one.
+			 */
+			if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN)) {
+				if (atomic_load(&st->clock_steps) != steps)
+					continue;
+				FAIL("timer fd %d: TIMER_GET saw %llu "
+				     "expirations, poll no POLLIN", fd,
+				     (unsigned long long)ev.expirations);
+			}
+			if (chance(50))
+				continue;	/* look again */
+			n = read(fd, &rd, sizeof(rd));
+			if ((n != sizeof(rd) || rd.expirations < ev.expirations) &&
+			    atomic_load(&st->clock_steps) == steps)
+				FAIL("timer fd %d: TIMER_GET saw %llu "
+				     "expirations, the read returned %zd "
+				     "(errno %d) with %llu", fd,
+				     (unsigned long long)ev.expirations, n,
+				     errno,
+				     (unsigned long long)rd.expirations);
+			atomic_fetch_add(&st->reads, 1);
+			atomic_fetch_add(&st->records, 1);
+		}
+		note("timer get on our own timer %d", fd);
+		close(fd);
+		return;
+	}
+
+	if (!pick_slot(&p, chance(60) ? K_TIMER : -1))
+		return;
+	pick_buf(&b, sizeof(ev), chance(30));
+	errno = 0;
+	r = ioctl(p.fd, POLLFS_IOC_TIMER_GET, b.p);
+	e = errno;
+	atomic_fetch_add(&st->timer_gets, 1);
+	settle(&b);
+	note("TIMER_GET(%d %s, %s %p) -> %d errno %d", p.fd, kind_name[p.kind],
+	     buf_name[b.bk], (void *)b.p, r, e);
+	/* what the kernel could write is unknown (settle) */
+	if (!same(&p) || b.wr == SIZE_MAX)
+		return;
+	switch (p.kind) {
+	case K_SIGNAL: case K_FUTEX: case K_AIO:
+		if (r != -1 || (b.bk == B_GOOD && e != ENOTTY))
+			STRICT_FAIL("TIMER_GET on %s fd %d: returned %d, "
+				    "errno %d (%s), expected ENOTTY",
+				    kind_name[p.kind], p.fd, r, e,
+				    strerror(e));
+		break;
+	case K_DEV:
+		if (r != -1)
+			STRICT_FAIL("TIMER_GET on /dev/pollfs fd %d returned "
+				    "%d", p.fd, r);
+		break;
+	case K_TIMER:
+		if (b.wr >= sizeof(ev) && r != 0)
+			STRICT_FAIL("TIMER_GET on timer fd %d into a writable "
+				    "buffer (%s): %d, errno %d (%s)", p.fd,
+				    buf_name[b.bk], r, e, strerror(e));
+		if (b.wr < sizeof(ev) && r != -1)
+			STRICT_FAIL("TIMER_GET on timer fd %d into a buffer "
+				    "(%s) of which %zu bytes are writable "
+				    "returned %d", p.fd, buf_name[b.bk], b.wr,
+				    r);
+		if (r == 0) {
+			memcpy(&ev, b.p, sizeof(ev));
+			if (!ts_ok(&ev.remaining) || !ts_ok(&ev.interval))
+				STRICT_FAIL("TIMER_GET on timer fd %d: "
+					    "remaining %lld.%lld interval "
+					    "%lld.%lld", p.fd,
+					    (long long)ev.remaining.tv_sec,
+					    (long long)ev.remaining.tv_nsec,
+					    (long long)ev.interval.tv_sec,
+					    (long long)ev.interval.tv_nsec);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 struct opdef {
 	void (*fn)(void);
 	unsigned int weight;
@@ -3223,6 +3660,9 @@ static const struct opdef ops[] = {
 	{ op_huge_kill,		1,  false },
 	{ op_clock,		1,  false },
 	{ op_aio_race,		1,  false },
+	{ op_disarm,		3,  true },
+	{ op_watch,		3,  true },
+	{ op_timer_get,		4,  true },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -3580,6 +4020,10 @@ int main(int argc, char **argv)
 		atomic_load(&clock_ok) ? "" : " (not root)",
 		atomic_load(&st->destroy_races),
 		atomic_load(&st->race_completions));
+	pt_diag("1.1: %ld watched rounds (own objects), %ld disarm writes, %ld "
+		"TIMER_GETs, %ld CANCEL_ON_SET checks",
+		atomic_load(&st->watch_rounds), atomic_load(&st->disarms),
+		atomic_load(&st->timer_gets), atomic_load(&st->cancel_checks));
 	if (atomic_load(&st->clock_steps))
 		pt_diag("realtime clock put back: %+lld us from the start's "
 			"plus the monotonic time since",

@@ -10,6 +10,17 @@
  *    after the one that fired (no second expiration of the same one);
  *  - a look at fdinfo leaves the object readable.
  * Set 10 s forward instead, a read counts the periods jumped over.
+ * 1.1 adds:
+ *  - POLLFS_IOC_TIMER_GET after the step back shows the pending
+ *    expiration (1), takes nothing, and the read still reports 1;
+ *  - with POLLFS_TIMER_CANCEL_ON_SET, the step back makes the next read
+ *    fail with ECANCELED, and every read after that which returns a
+ *    record reports at least one expiration;
+ *  - many steps back and forth (1 ms to 2 s) under short periodic
+ *    timers, read whenever poll shows them readable: every record has
+ *    expirations >= 1, a timer without CANCEL_ON_SET that poll shows
+ *    readable always has a record, and TIMER_GET's look is always well
+ *    formed.
  * The same for CLOCK_REALTIME_ALARM.  Needs root (clock_settime); the
  * clock is put back right after every step, and on failure.
  */
@@ -103,6 +114,113 @@ static void check_forward(clockid_t clk)
 	clock_restore();
 }
 
+/* 1.1: POLLFS_IOC_TIMER_GET after the step back. */
+static void check_back_get(clockid_t clk)
+{
+	struct pollfs_timer_event ev;
+	int fd = fired_timer(clk);
+
+	clock_step(-STEP);
+	for (int i = 0; i < 3; i++) {
+		tmr_get(fd, &ev);
+		CHECK_EQ(ev.expirations, 1);
+		CHECK_EQ(pt_ts_ns(&ev.interval), PERIOD);
+		CHECK(pt_poll_in(fd, 0));
+	}
+	tmr_read_event(fd, &ev);
+	CHECK_EQ(ev.expirations, 1);
+	tmr_get(fd, &ev);
+	CHECK_EQ(ev.expirations, 0);
+	pt_expect_empty(fd);
+	CHECK_SYS(close(fd));
+	clock_restore();
+}
+
+/* 1.1: a CANCEL_ON_SET timer that fired, then the clock set back. */
+static void check_back_cancel(clockid_t clk)
+{
+	struct pollfs_timer_event ev;
+	int fd = tmr_new(0), records = 0;
+
+	tmr_arm(fd, clk, POLLFS_TIMER_ABSTIME | POLLFS_TIMER_CANCEL_ON_SET,
+		pt_now(pt_base_clock(clk)) + PERIOD, PERIOD);
+	pt_wait_readable(fd, PT_WAIT_MS);
+	clock_step(-STEP);
+	pt_wait_readable(fd, PT_WAIT_MS);
+	CHECK_ERR(read(fd, &ev, sizeof(ev)), ECANCELED);
+	clock_restore();	/* a set too: one more ECANCELED */
+	while (records < 3) {
+		ssize_t r;
+
+		memset(&ev, 0, sizeof(ev));
+		do
+			r = read(fd, &ev, sizeof(ev));
+		while (r < 0 && errno == EINTR);
+		if (r < 0 && errno == ECANCELED)
+			continue;
+		CHECK_EQ(r, TMR_EVENT_SIZE);
+		CHECK(ev.expirations >= 1);
+		records++;
+	}
+	CHECK_SYS(close(fd));
+}
+
+/* 1.1: steps back and forth under short periodic timers. */
+static void check_many_steps(clockid_t clk)
+{
+	enum { N = 4 };
+	int fds[N];
+	bool cancels[N];
+	long records = 0, cancelled = 0;
+
+	for (int i = 0; i < N; i++) {
+		cancels[i] = i & 1;
+		fds[i] = tmr_new(POLLFS_NONBLOCK);
+		tmr_arm(fds[i], clk, POLLFS_TIMER_ABSTIME |
+			(cancels[i] ? POLLFS_TIMER_CANCEL_ON_SET : 0),
+			pt_now(pt_base_clock(clk)) + MS(3) * (i + 1),
+			MS(2) * (i + 1));
+	}
+	for (int round = 0; round < 60; round++) {
+		int64_t amount = MS(1) << (round % 12);
+
+		clock_step((round & 1) ? amount : -amount);
+		if (round % 3 == 0)
+			clock_restore();
+		pt_sleep_ns(MS(round % 4));
+		for (int i = 0; i < N; i++) {
+			struct pollfs_timer_event ev;
+			ssize_t r;
+
+			tmr_get(fds[i], &ev);
+			if (!pt_poll_in(fds[i], 0))
+				continue;
+			memset(&ev, 0, sizeof(ev));
+			errno = 0;
+			r = read(fds[i], &ev, sizeof(ev));
+			if (r < 0 && errno == ECANCELED && cancels[i]) {
+				cancelled++;
+				continue;
+			}
+			if (r != TMR_EVENT_SIZE)
+				FAIL("%s timer %d%s, poll readable: read "
+				     "returned %zd, errno %d (%s)",
+				     pt_clock_name(clk), i, cancels[i] ?
+				     " (CANCEL_ON_SET)" : "", r, errno,
+				     strerror(errno));
+			CHECK(ev.expirations >= 1);
+			records++;
+		}
+	}
+	clock_restore();
+	pt_diag("%s, 60 steps: %ld records, %ld ECANCELED",
+		pt_clock_name(clk), records, cancelled);
+	CHECK(records > 0);
+	CHECK(cancelled > 0);
+	for (int i = 0; i < N; i++)
+		CHECK_SYS(close(fds[i]));
+}
+
 int main(void)
 {
 	static const clockid_t clocks[] = {
@@ -120,6 +238,9 @@ int main(void)
 		check_back_read(clocks[i]);
 		check_back_fdinfo(clocks[i]);
 		check_forward(clocks[i]);
+		check_back_get(clocks[i]);
+		check_back_cancel(clocks[i]);
+		check_many_steps(clocks[i]);
 	}
 	return PT_PASS;
 }

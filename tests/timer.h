@@ -44,4 +44,34 @@ void tmr_read_event_at(const char *file, int line, int fd,
 void tmr_check_oneshot_at(const char *file, int line,
 			  const struct pollfs_timer_event *ev);
 
+/* ---- 1.1: POLLFS_IOC_TIMER_GET ---- */
+
+/* ioctl(fd, POLLFS_IOC_TIMER_GET, ev); returns what ioctl returned. */
+int tmr_get_try(int fd, struct pollfs_timer_event *ev);
+/*
+ * POLLFS_IOC_TIMER_GET, failing unless it returns 0 with a well-formed
+ * record: both timespecs with tv_sec >= 0 and tv_nsec in [0, 1e9).
+ */
+#define tmr_get(fd, ev) tmr_get_at(__FILE__, __LINE__, (fd), (ev))
+void tmr_get_at(const char *file, int line, int fd,
+		struct pollfs_timer_event *ev);
+
+/* ---- 1.1: setting the realtime clock (root) ---- */
+
+/*
+ * tmr_real_save() notes the realtime and monotonic clocks, and makes a
+ * failing check restore the realtime clock (pt_on_fail);
+ * tmr_real_restore() sets the realtime clock to where it would be had
+ * no one set it since (saved realtime + monotonic time since);
+ * tmr_real_step(delta) sets it delta ns from where it is now, failing
+ * the test if clock_settime fails.  Async-signal-safe but for the step.
+ */
+void tmr_real_save(void);
+void tmr_real_restore(void);
+#define tmr_real_step(delta) tmr_real_step_at(__FILE__, __LINE__, (delta))
+void tmr_real_step_at(const char *file, int line, int64_t delta);
+
+/* True if this kernel has the alarm clocks and we may use them. */
+bool tmr_have_alarm(void);
+
 #endif /* POLLFS_TESTS_TIMER_H */

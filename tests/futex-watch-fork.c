@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A watched object (POLLFS_FUTEX_WATCH, 1.1) after fork: the child's
+ * copy of the fd is the same object, and the wait stays in the address
+ * space of the process that wrote it.  Armed privately by the parent:
+ *  - the child's private wakes of the same address (its own word, a
+ *    copy since the fork) count nothing;
+ *  - the parent's wake counts it, and a read by the child returns the
+ *    value of the parent's word (not of the child's copy) and arms the
+ *    wait again in the parent's address space: the parent's next wake
+ *    counts it again, cycle after cycle, and the child's never do;
+ *  - once the child has gone, the parent reads on.
+ * Armed by the child on its word, it is the other way round: the
+ * child's wakes count it, the parent reads the child's value, and the
+ * parent's wakes of that address count nothing.  The child then
+ * disarms it (one all-zero record) and nothing counts it any more.
+ */
+#include "futex.h"
+
+#include <sys/wait.h>
+
+#define ROUNDS 20
+
+static uint32_t word = 5;
+static int fd, to_parent[2], to_child[2];
+
+static void send1(int p, char c)
+{
+	if (write(p, &c, 1) != 1)
+		FAIL("write(pipe): %s", strerror(errno));
+}
+
+static char recv1(int p)
+{
+	char c;
+	ssize_t r;
+
+	do
+		r = read(p, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		FAIL("read(pipe): returned %zd, %s", r, strerror(errno));
+	return c;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status))
+		FAIL("child killed by signal %d", WTERMSIG(status));
+	return WEXITSTATUS(status);
+}
+
+/* The parent's wait, read by the child. */
+static void parent_armed(void)
+{
+	pid_t pid;
+
+	word = 5;
+	fx_arm(fd, &word, 5, FX_PRIVATE | FX_WATCH);
+	pid = fx_fork();
+	if (pid == 0) {
+		word = 99;	/* the child's copy */
+		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+		CHECK_EQ(fx_wake(&word, INT_MAX, FX_SHARED), 0);
+		fx_expect_armed(fd);
+		send1(to_parent[1], 'g');
+		for (uint32_t i = 1; i <= ROUNDS; i++) {
+			/* blocks until the parent's wake */
+			fx_expect_rec(fd, &word, 5 + i, FX_PRIVATE | FX_WATCH);
+			CHECK_EQ(word, 99);
+			/* re-armed, but not in this address space */
+			CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+			fx_expect_armed(fd);
+			send1(to_parent[1], 'r');
+		}
+		_exit(PT_PASS);
+	}
+	CHECK_EQ(recv1(to_parent[0]), 'g');
+	for (uint32_t i = 1; i <= ROUNDS; i++) {
+		word = 5 + i;
+		CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
+		CHECK_EQ(recv1(to_parent[0]), 'r');
+	}
+	CHECK_EQ(reap(pid), PT_PASS);
+	/* the child is gone: the parent's wait goes on */
+	fx_expect_armed(fd);
+	word = 77;
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
+	fx_expect_watch(fd, &word, 77, FX_PRIVATE | FX_WATCH);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
+	fx_expect_watch(fd, &word, 77, FX_PRIVATE | FX_WATCH);
+	fx_disarm(fd);
+	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+}
+
+/* The child's wait, read by the parent. */
+static void child_armed(void)
+{
+	pid_t pid;
+
+	word = 5;
+	pid = fx_fork();
+	if (pid == 0) {
+		word = 1000;
+		fx_arm(fd, &word, 1000, FX_PRIVATE | FX_WATCH);
+		send1(to_parent[1], 'a');
+		for (uint32_t i = 1; i <= ROUNDS; i++) {
+			CHECK_EQ(recv1(to_child[0]), 'n');
+			word = 1000 + i;
+			CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
+			send1(to_parent[1], 'w');
+		}
+		CHECK_EQ(recv1(to_child[0]), 'd');
+		fx_disarm(fd);
+		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+		send1(to_parent[1], 'd');
+		_exit(PT_PASS);
+	}
+	CHECK_EQ(recv1(to_parent[0]), 'a');
+	for (uint32_t i = 1; i <= ROUNDS; i++) {
+		/* the parent's own word is another futex */
+		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+		fx_expect_armed(fd);
+		send1(to_child[1], 'n');
+		CHECK_EQ(recv1(to_parent[0]), 'w');
+		fx_expect_ready(fd);
+		/* the child's value, at the child's address */
+		fx_expect_watch(fd, &word, 1000 + i, FX_PRIVATE | FX_WATCH);
+		CHECK_EQ(word, 5);
+	}
+	send1(to_child[1], 'd');
+	CHECK_EQ(recv1(to_parent[0]), 'd');
+	fx_expect_unarmed(fd);
+	CHECK_EQ(reap(pid), PT_PASS);
+	fx_expect_unarmed(fd);
+}
+
+int main(void)
+{
+	pt_watchdog(50);
+	CHECK_SYS(pipe2(to_parent, O_CLOEXEC));
+	CHECK_SYS(pipe2(to_child, O_CLOEXEC));
+	fd = fx_new(0);
+	parent_armed();
+	child_armed();
+	CHECK_SYS(close(fd));
+	return PT_PASS;
+}
