@@ -77,7 +77,7 @@ static gboolean on_timer(gint fd, GIOCondition cond, gpointer data)
 
 	(void)cond;
 	(void)data;
-	if (pollfs_timer_read(fd, &ev))
+	if (pollfs_timer_read(fd, &ev) != 1)
 		die("timer read");
 	/* One record holds every expiration since the last read. */
 	ticks += ev.expirations;

@@ -81,7 +81,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	struct pollfs_timer_event ev;
 
 	(void)what;
-	if (pollfs_timer_read(fd, &ev))
+	if (pollfs_timer_read(fd, &ev) != 1)
 		die("timer read");
 	/* One record holds every expiration since the last read. */
 	ticks += ev.expirations;

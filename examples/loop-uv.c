@@ -76,7 +76,7 @@ static void on_timer(uv_poll_t *w, int status, int events)
 	struct pollfs_timer_event ev;
 
 	(void)events;
-	if (status < 0 || pollfs_timer_read(timerfd, &ev))
+	if (status < 0 || pollfs_timer_read(timerfd, &ev) != 1)
 		die("timer");
 	/* One record holds every expiration since the last read. */
 	ticks += ev.expirations;
