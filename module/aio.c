@@ -22,10 +22,20 @@
  * IOCB_CMD_POLL of the same context, whose completion takes that lock
  * again.  It queues an irq_work that wakes our own queue instead.
  *
+ * Since 6.7 ("aio: obey min_nr when doing wakeups") aio_complete() takes
+ * each entry of the queue for a struct aio_waiter and calls no entry's
+ * function; kill_ioctx() still does.  On such kernels the entry is an
+ * aio_waiter whose min_nr no ring ever reaches, so aio_complete() leaves
+ * it alone, and an fprobe at aio_complete()'s return queues the work of
+ * each of our entries on the completion's context, under the queue's
+ * lock as the wake function would.  The context is alive then: the
+ * completing iocb holds a reference on it until after that return.
+ *
  * The context's layout comes from the target kernel's BTF
  * (module/internals.list).
  */
 
+#include <linux/fprobe.h>
 #include <linux/highmem.h>
 #include <linux/irq_work.h>
 #include <linux/mm_types.h>
@@ -38,10 +48,18 @@
 #include "core.h"
 #include "ksyms.h"
 
+/* An entry of a kioctx's wait queue, shaped as the kernel's aio_waiter. */
+struct pollfs_aio_waiter {
+	wait_queue_entry_t w;
+#ifdef AIO_WAITER_SIZE
+	size_t min_nr;		/* SIZE_MAX: aio_complete() never takes it */
+#endif
+};
+
 struct pollfs_aio {
 	struct pollfs_object obj;
 	wait_queue_head_t wqh;
-	wait_queue_entry_t ctx_wait;	/* on the kioctx's wait queue */
+	struct pollfs_aio_waiter ctx_wait;	/* on the kioctx's wait queue */
 	void *ctx;	/* the kioctx, NULL once dead; RCU, ctx->wait.lock */
 	struct irq_work work;
 	bool hup;	/* the context died: the work wakes with EPOLLHUP */
@@ -75,14 +93,21 @@ static unsigned int pollfs_aio_available(void *ctx)
 {
 	spinlock_t *lock = ctx + KIOCTX_COMPLETION_LOCK;
 	unsigned int nr = *(unsigned int *)(ctx + KIOCTX_NR_EVENTS);
-	struct page **pages = *(struct page ***)(ctx + KIOCTX_RING_PAGES);
+#if defined(KIOCTX_RING_PAGES)
+	struct page *page0 = (*(struct page ***)(ctx + KIOCTX_RING_PAGES))[0];
+#elif defined(KIOCTX_RING_FOLIOS)
+	struct page *page0 =
+		folio_page((*(struct folio ***)(ctx + KIOCTX_RING_FOLIOS))[0], 0);
+#else
+#error "this kernel's struct kioctx has neither ring_pages nor ring_folios"
+#endif
 	unsigned int head, tail;
 	unsigned long flags;
 	void *ring;
 
 	spin_lock_irqsave(lock, flags);
 	tail = *(unsigned int *)(ctx + KIOCTX_TAIL);
-	ring = kmap_local_page(pages[0]);
+	ring = kmap_local_page(page0);
 	head = READ_ONCE(*(unsigned int *)(ring + AIO_RING_HEAD));
 	kunmap_local(ring);
 	spin_unlock_irqrestore(lock, flags);
@@ -105,7 +130,7 @@ static unsigned int pollfs_aio_available(void *ctx)
 static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 				int sync, void *key)
 {
-	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait);
+	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait.w);
 	bool dead = atomic_read(kioctx_dead(a->ctx));
 
 	if (dead)
@@ -125,6 +150,109 @@ static void pollfs_aio_wake(struct irq_work *work)
 
 	wake_up_poll(&a->wqh, READ_ONCE(a->hup) ? EPOLLHUP : EPOLLIN);
 }
+
+#ifdef AIO_WAITER_SIZE
+
+#if !IS_ENABLED(CONFIG_FPROBE)
+#error "on a kernel with struct aio_waiter, AIO objects need CONFIG_FPROBE"
+#endif
+static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
+static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
+
+/* Entry of aio_complete(iocb): note the iocb's context for the return. */
+static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
+				     unsigned long ret_ip,
+				     struct pt_regs *regs, void *data)
+{
+	void *iocb = (void *)regs_get_kernel_argument(regs, 0);
+
+	*(void **)data = *(void **)(iocb + AIO_KIOCB_CTX);
+	return 0;
+}
+
+/* Return of aio_complete(): the completion is in the ring. */
+static void pollfs_aio_complete_exit(struct fprobe *fp, unsigned long ip,
+				     unsigned long ret_ip,
+				     struct pt_regs *regs, void *data)
+{
+	wait_queue_head_t *wq = kioctx_wait(*(void **)data);
+	wait_queue_entry_t *w;
+	unsigned long flags;
+
+	/* aio_complete() ordered its tail store before this test. */
+	if (!waitqueue_active(wq))
+		return;
+	spin_lock_irqsave(&wq->lock, flags);
+	list_for_each_entry(w, &wq->head, entry)
+		if (w->func == pollfs_aio_ctx_woken)
+			irq_work_queue(&container_of(w, struct pollfs_aio,
+						     ctx_wait.w)->work);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+static struct fprobe pollfs_aio_fprobe = {
+	.entry_handler		= pollfs_aio_complete_entry,
+	.exit_handler		= pollfs_aio_complete_exit,
+	.entry_data_size	= sizeof(void *),
+};
+
+static DEFINE_MUTEX(pollfs_aio_fprobe_lock);
+static bool pollfs_aio_fprobed;
+
+/*
+ * In when the first AIO object is created, until unload.  Completions
+ * nest (an interrupt's inside a task's): room for many returns pending
+ * on each CPU, or a wake is missed.
+ */
+static int pollfs_aio_probe(void)
+{
+	int err = 0;
+
+	/* Pairs with the release below: true means the probe is in. */
+	if (smp_load_acquire(&pollfs_aio_fprobed))
+		return 0;
+	mutex_lock(&pollfs_aio_fprobe_lock);
+	if (!pollfs_aio_fprobed) {
+		pollfs_aio_fprobe.nr_maxactive = 64 * num_possible_cpus();
+		err = register_fprobe(&pollfs_aio_fprobe, "aio_complete", NULL);
+		if (err)
+			pr_err("cannot probe aio_complete (%d)\n", err);
+		else	/* pairs with the acquire above */
+			smp_store_release(&pollfs_aio_fprobed, true);
+	}
+	mutex_unlock(&pollfs_aio_fprobe_lock);
+	return err;
+}
+
+static void pollfs_aio_unprobe(void)
+{
+	if (pollfs_aio_fprobed)
+		unregister_fprobe(&pollfs_aio_fprobe);
+}
+
+static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
+{
+	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
+	waiter->min_nr = SIZE_MAX;
+}
+
+#else
+
+static int pollfs_aio_probe(void)
+{
+	return 0;
+}
+
+static void pollfs_aio_unprobe(void)
+{
+}
+
+static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
+{
+	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
+}
+
+#endif
 
 /*
  * The context while it lives, NULL once it is dying.  Under
@@ -171,7 +299,7 @@ static int pollfs_aio_attach(struct pollfs_aio *a)
 	spin_lock_irq(&kioctx_wait(ctx)->lock);
 	if (!atomic_read(kioctx_dead(ctx))) {
 		a->ctx = ctx;
-		__add_wait_queue(kioctx_wait(ctx), &a->ctx_wait);
+		__add_wait_queue(kioctx_wait(ctx), &a->ctx_wait.w);
 		ret = 0;
 	}
 	spin_unlock_irq(&kioctx_wait(ctx)->lock);
@@ -247,8 +375,8 @@ static void pollfs_aio_release(struct pollfs_object *obj)
 	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
 	if (ctx) {
 		spin_lock_irqsave(&kioctx_wait(ctx)->lock, flags);
-		if (!list_empty(&a->ctx_wait.entry))
-			list_del_init(&a->ctx_wait.entry);
+		if (!list_empty(&a->ctx_wait.w.entry))
+			list_del_init(&a->ctx_wait.w.entry);
 		a->ctx = NULL;
 		spin_unlock_irqrestore(&kioctx_wait(ctx)->lock, flags);
 	}
@@ -268,12 +396,15 @@ static int pollfs_aio_create(const void __user *arg)
 	err = pollfs_check_flags(args.flags, args.reserved);
 	if (err)
 		return err;
+	err = pollfs_aio_probe();
+	if (err)
+		return err;
 
 	a = kmem_cache_zalloc(pollfs_aio_cache, GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
 	init_waitqueue_head(&a->wqh);
-	init_waitqueue_func_entry(&a->ctx_wait, pollfs_aio_ctx_woken);
+	pollfs_aio_init_waiter(&a->ctx_wait);
 	init_irq_work(&a->work, pollfs_aio_wake);
 	a->user_id = args.ctx;
 
@@ -298,6 +429,7 @@ static int pollfs_aio_init(void)
 
 static void pollfs_aio_exit(void)
 {
+	pollfs_aio_unprobe();
 	kmem_cache_destroy(pollfs_aio_cache);
 }
 

@@ -268,7 +268,6 @@ static const struct file_operations pollfs_fops = {
 	.release	= pollfs_release,
 	.unlocked_ioctl	= pollfs_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
 	.show_fdinfo	= pollfs_show_fdinfo,
 };
 

@@ -11,9 +11,12 @@
  *
  * The futex core is not exported: its functions are found by name at
  * load time and the futex_q layout comes from the target kernel's BTF
- * (module/internals.list, ksyms.h), and the wake is observed by a kprobe on
- * futex_wake_mark(), the one function every non-PI wake path calls, for
- * each waiter it wakes, with the hash-bucket lock held.
+ * (module/internals.list, ksyms.h).  The wake is seen, with the
+ * hash-bucket lock held, by the futex_q's own wake function where the
+ * kernel has one (6.11 and later: every non-PI wake path calls
+ * q->wake(), and ours marks the record, then has __futex_wake_mark()
+ * unqueue it); before that by a kprobe on futex_wake_mark(), the one
+ * function every non-PI wake path calls for each waiter it wakes.
  *
  * The protocol, and why each step is safe:
  *  - A queued futex_q names the task to wake.  Ours names the idle task
@@ -24,13 +27,13 @@
  *    sets q->task = current; it is overwritten before the bucket lock is
  *    dropped, so no waker ever sees the writer there.
  *  - The kprobe runs before futex_wake_mark()'s body, still under the
- *    bucket lock.  It marks the record woken and wakes pollers then, not
- *    after: a woken poller that reads must call futex_unqueue(), which
+ *    bucket lock (the wake function before __futex_wake_mark()).  It
+ *    marks the record woken and wakes pollers then, not after: a woken poller that reads must call futex_unqueue(), which
  *    takes the same bucket lock if q->lock_ptr is still set, and so
  *    waits for the waker to finish (the lock_ptr protocol of
  *    kernel/futex/core.c).  Readiness is our flag, never "lock_ptr is
  *    NULL", which would be false until the body has run.
- *  - The object cannot be freed under the kprobe: release calls
+ *  - The object cannot be freed under the hook: release calls
  *    futex_unqueue() on every queued futex_q, which returns only once no
  *    waker holds the bucket lock over it.
  *  - A private futex key names the writer's mm_struct by address.  The
@@ -47,11 +50,11 @@
  * the word through a page pinned in the writer's mm.
  */
 
+#include <linux/mutex.h>	/* before futex.h, which needs it since 6.12 */
 #include <linux/futex.h>
 #include <linux/highmem.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/pollfs.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -123,6 +126,41 @@ static u32 __user *wait_uaddr(struct pollfs_futex_wait *w)
 	return u64_to_user_ptr(w->ev.addr);
 }
 
+/*
+ * get_futex_key()'s second argument: bool fshared until 6.6, since 6.7
+ * the FLAGS_* of kernel/futex/futex.h, which BTF does not carry:
+ * FLAGS_SIZE_32 0x0002, FLAGS_SHARED 0x0010 (an MMU kernel's).
+ */
+static int pollfs_futex_key(struct pollfs_futex_wait *w)
+{
+	bool shared = w->ev.flags & POLLFS_FUTEX_SHARED;
+
+#ifdef POLLFS_FUTEX_KEY_FLAGS
+	return pollfs_ksyms.get_futex_key(wait_uaddr(w),
+					  0x0002 | (shared ? 0x0010 : 0),
+					  &w->key, FUTEX_ACCESS_READ);
+#else
+	return pollfs_ksyms.get_futex_key(wait_uaddr(w), shared, &w->key,
+					  FUTEX_ACCESS_READ);
+#endif
+}
+
+/*
+ * Queue @w on its bucket, whose lock is held, as init_task's waiter;
+ * since 6.12.20 (a stable backport) __futex_queue() takes the task.
+ */
+static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
+				      struct futex_hash_bucket *hb)
+{
+#ifdef POLLFS_FUTEX_QUEUE_TASK
+	pollfs_ksyms.__futex_queue(wait_q(w), hb, &init_task);
+#else
+	pollfs_ksyms.__futex_queue(wait_q(w), hb);
+#endif
+	WRITE_ONCE(*q_task(w->q), &init_task);
+	w->queued = true;
+}
+
 static void pollfs_futex_set_state(struct pollfs_futex *f,
 				   enum pollfs_futex_state state)
 {
@@ -132,25 +170,61 @@ static void pollfs_futex_set_state(struct pollfs_futex *f,
 	spin_unlock_irq(&f->wqh.lock);
 }
 
-/*
- * kprobe pre-handler of futex_wake_mark(wake_q, q): runs with the hash
- * bucket lock of @q held, before @q is unqueued.
- */
-static int pollfs_futex_wake_hook(struct kprobe *kp, struct pt_regs *regs)
+/* A wake took @w: with the hash bucket lock held, before @w is unqueued. */
+static void pollfs_futex_woken(struct pollfs_futex_wait *w)
 {
-	void *q = (void *)regs_get_kernel_argument(regs, 1);
-	struct pollfs_futex_wait *w = q;
-	struct pollfs_futex *f;
+	struct pollfs_futex *f = w->owner;
 	unsigned long flags;
 
-	if (READ_ONCE(*q_task(q)) != &init_task)
-		return 0;
-	f = w->owner;
 	WRITE_ONCE(w->woken, true);
 	spin_lock_irqsave(&f->wqh.lock, flags);
 	f->fired = true;
 	wake_up_locked_poll(&f->wqh, EPOLLIN);
 	spin_unlock_irqrestore(&f->wqh.lock, flags);
+}
+
+#if defined(FUTEX_Q_WAKE) && defined(POLLFS_FUTEX_WAKE_MARK)
+
+/* The futex_q's wake function (a futex_wake_fn) of every armed record. */
+static void pollfs_futex_wake(struct wake_q_head *wake_q, struct futex_q *q)
+{
+	pollfs_futex_woken((struct pollfs_futex_wait *)q);
+	pollfs_ksyms.__futex_wake_mark(q);
+}
+
+static void pollfs_futex_set_wake(struct pollfs_futex_wait *w)
+{
+	*(void **)(w->q + FUTEX_Q_WAKE) = pollfs_futex_wake;
+}
+
+static int pollfs_futex_probe(void)
+{
+	return 0;
+}
+
+static void pollfs_futex_unprobe(void)
+{
+}
+
+#elif defined(FUTEX_Q_WAKE)
+#error "this kernel's futex_q has a wake function but no __futex_wake_mark()"
+#else
+
+static void pollfs_futex_set_wake(struct pollfs_futex_wait *w)
+{
+}
+
+/*
+ * kprobe pre-handler of futex_wake_mark(wake_q, q): runs with the hash
+ * bucket lock of @q held, before @q is unqueued.  Our records name
+ * init_task, no user task does.
+ */
+static int pollfs_futex_wake_hook(struct kprobe *kp, struct pt_regs *regs)
+{
+	void *q = (void *)regs_get_kernel_argument(regs, 1);
+
+	if (READ_ONCE(*q_task(q)) == &init_task)
+		pollfs_futex_woken(q);
 	return 0;
 }
 
@@ -185,6 +259,14 @@ static int pollfs_futex_probe(void)
 	mutex_unlock(&pollfs_futex_kprobe_lock);
 	return err;
 }
+
+static void pollfs_futex_unprobe(void)
+{
+	if (pollfs_futex_kprobed)
+		unregister_kprobe(&pollfs_futex_kprobe);
+}
+
+#endif
 
 /*
  * Take @w off its hash chain if a waker has not already.  A futex_q whose
@@ -255,12 +337,11 @@ retry:
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+		pollfs_futex_set_wake(w);
 		w->owner = f;
 		w->queued = false;
 		w->woken = false;
-		ret = pollfs_ksyms.get_futex_key(wait_uaddr(w),
-				w->ev.flags & POLLFS_FUTEX_SHARED,
-				&w->key, FUTEX_ACCESS_READ);
+		ret = pollfs_futex_key(w);
 		if (ret)
 			return ret;
 		*q_key(w->q) = w->key;
@@ -272,9 +353,7 @@ retry:
 		__acquire(q_lock_ptr(w->q));
 		ret = pollfs_ksyms.futex_get_value_locked(&uval, wait_uaddr(w));
 		if (!ret && uval == w->ev.val) {
-			pollfs_ksyms.__futex_queue(wait_q(w), hb);
-			WRITE_ONCE(*q_task(w->q), &init_task);
-			w->queued = true;
+			pollfs_futex_queue_locked(w, hb);
 			spin_unlock(q_lock_ptr(w->q));
 			continue;
 		}
@@ -395,8 +474,14 @@ static int pollfs_futex_pin_word(struct pollfs_futex *f,
 	if (!mmget_not_zero(f->mm))
 		return -EFAULT;
 	mmap_read_lock(f->mm);
+#if defined(POLLFS_PIN_REMOTE)
+	pinned = pin_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL);
+#elif defined(POLLFS_PIN_REMOTE_VMAS)
 	pinned = pin_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL,
 				       NULL);
+#else
+#error "this kernel's pin_user_pages_remote() has a shape pollfs does not know"
+#endif
 	mmap_read_unlock(f->mm);
 	mmput(f->mm);
 	return pinned == 1 ? 0 : -EFAULT;
@@ -424,6 +509,7 @@ static int pollfs_futex_rewatch(struct pollfs_futex *f,
 	}
 retry:
 	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+	pollfs_futex_set_wake(w);
 	*q_key(w->q) = w->key;
 	w->woken = false;
 	hb = pollfs_ksyms.futex_q_lock(wait_q(w));
@@ -445,9 +531,7 @@ retry:
 			return -EFAULT;
 		goto retry;
 	}
-	pollfs_ksyms.__futex_queue(wait_q(w), hb);
-	WRITE_ONCE(*q_task(w->q), &init_task);
-	w->queued = true;
+	pollfs_futex_queue_locked(w, hb);
 	w->ev.val = uval;
 	spin_unlock(q_lock_ptr(w->q));
 	if (page)
@@ -629,8 +713,7 @@ static int pollfs_futex_init(void)
 
 static void pollfs_futex_exit(void)
 {
-	if (pollfs_futex_kprobed)
-		unregister_kprobe(&pollfs_futex_kprobe);
+	pollfs_futex_unprobe();
 	kmem_cache_destroy(pollfs_futex_cache);
 }
 

@@ -9,6 +9,7 @@
 #ifndef _POLLFS_KSYMS_H
 #define _POLLFS_KSYMS_H
 
+#include <linux/mutex.h>	/* before futex.h, which needs it since 6.12 */
 #include <linux/futex.h>
 #include <linux/ktime.h>
 #include <linux/mm_types.h>

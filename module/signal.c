@@ -136,7 +136,13 @@ static int pollfs_signal_read(struct pollfs_object *obj, void *rec)
 
 	pollfs_signal_blocked(to_signal(obj), &blocked);
 	spin_lock_irq(&sighand->siglock);
+#if defined(POLLFS_DEQUEUE_SIGNAL_CURRENT)
+	signo = dequeue_signal(&blocked, &info, &type);
+#elif defined(POLLFS_DEQUEUE_SIGNAL_TASK)
 	signo = dequeue_signal(current, &blocked, &info, &type);
+#else
+#error "this kernel's dequeue_signal() has a shape pollfs does not know"
+#endif
 	spin_unlock_irq(&sighand->siglock);
 	if (!signo)
 		return -EAGAIN;
