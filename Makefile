@@ -15,6 +15,28 @@
 # linux-headers-amd64 package installed (vm/setup installs it), with the
 # private layouts read from that kernel's BTF.  Override KDIR and BTF to
 # build for another kernel.
+#
+# KERNEL=6.12 (make all, module, check, run, shell, fuzz, bench): Debian
+# 12's 6.12 kernel instead (linux-image-6.12-amd64 from bookworm-security),
+# which vm/setup fetches with its headers into build/kernel-6.12, never
+# onto the host.  The module is built against those headers and that
+# kernel's BTF out of this tree, in build/module-6.12/, so ./pollfs.ko
+# stays the 6.1 one; POLLFS_KERNEL=6.12 is exported to vm/setup, vm/run
+# and vm/kernel-version, which boot that kernel with that module.  KERNEL
+# defaults to $POLLFS_KERNEL; none, or 6.1: the default kernel.
+
+KERNEL ?= $(POLLFS_KERNEL)
+ifneq ($(filter-out 6.1,$(KERNEL)),)
+export POLLFS_KERNEL := $(KERNEL)
+KTREE = $(CURDIR)/build/kernel-$(KERNEL)
+# Known once `vm/setup --host` (the module's prerequisite) has fetched it.
+KVER ?= $(shell POLLFS_KERNEL=$(KERNEL) vm/kernel-version 2>/dev/null)
+KDIR ?= $(KTREE)/usr/src/linux-headers-$(KVER)
+BTF ?= $(KTREE)/vmlinux
+MODULE_OUT = $(CURDIR)/build/module-$(KERNEL)
+else
+unexport POLLFS_KERNEL
+endif
 
 KVER ?= $(shell vm/kernel-version 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -31,8 +53,23 @@ KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(BTF),POLLFS_BTF=$(BTF))
 MODULE_SCRIPTS = module/gen-btf-header module/btf-path module/extract-vmlinux
 MODULE_FILES = $(wildcard module/*.c module/*.h module/*.list) $(MODULE_SCRIPTS)
 
+ifdef MODULE_OUT
+# Another kernel's module: built out of this tree, from copies of the
+# sources (cp -a keeps their times: only what changed is rebuilt), as
+# make check-debug does.
+module: kernel-setup
+	mkdir -p $(MODULE_OUT)/module
+	cp -a Kbuild include $(MODULE_OUT)/
+	cp -a $(MODULE_FILES) $(MODULE_OUT)/module/
+	$(MAKE) -C $(KDIR) M=$(MODULE_OUT) POLLFS_BTF=$(BTF) modules
+
+# The kernel's image, headers and vmlinux (cached).
+kernel-setup:
+	vm/setup --host
+else
 module:
 	$(KBUILD) modules
+endif
 
 lib:
 	$(MAKE) -C userlib
@@ -188,7 +225,7 @@ clean:
 	$(MAKE) -C tests clean
 	$(MAKE) -C examples clean
 
-.PHONY: all module lib tests examples setup host-setup check check-dkms run \
+.PHONY: all module kernel-setup lib tests examples setup host-setup check check-dkms run \
 	shell style fuzz check-unprivileged check-debug \
 	style-build \
 	install install-module dkms-install clean bench bench-build
