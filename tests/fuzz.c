@@ -1379,6 +1379,22 @@ static bool magic_cmd(unsigned int cmd)
 }
 
 /* An ioctl on /dev/pollfs, valid or not. */
+/*
+ * The context an AIO object was made on, as its fdinfo says: not the
+ * argument read back, which a crossing buffer lets another thread's
+ * mapping change under the ioctl.  0 (unknown) if it cannot be read.
+ */
+static uint64_t aio_fd_ctx(int fd)
+{
+	char path[64], buf[512], *ctx;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (pt_read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	ctx = strstr(buf, "\nctx: ");
+	return ctx ? strtoull(ctx + 6, NULL, 16) : 0;
+}
+
 static void op_create(void)
 {
 	int dev = dev_fd(), kind, fd, own_dev = -1;
@@ -1503,13 +1519,7 @@ static void op_create(void)
 				    fdf);
 	}
 	atomic_fetch_add(&st->creates, 1);
-	{
-		uint64_t ctx = 0;
-
-		if (kind == K_AIO)
-			memcpy(&ctx, arg, 8);
-		publish(fd, kind, ctx);
-	}
+	publish(fd, kind, kind == K_AIO ? aio_fd_ctx(fd) : 0);
 }
 
 /* ioctls on anything but the device: none creates an object. */
