@@ -11,10 +11,11 @@
  * POLLFS_TIMER_CANCEL_ON_SET is timerfd's TFD_TIMER_CANCEL_ON_SET: the
  * timer notes the offset of the realtime clock from the monotonic one
  * when armed, and a read that finds the offset changed (the clock was
- * set) fails with ECANCELED.  The comparison, not a notification, is
- * what decides, so nothing is missed; to wake pollers when it happens, a
- * kprobe on timerfd_clock_was_set(), which the kernel calls after every
- * discontinuous set, walks the list of such timers.
+ * set) fails with ECANCELED.  A kprobe on timerfd_clock_was_set(), which
+ * the kernel calls after every discontinuous set, walks the list of such
+ * timers: it wakes their pollers and, as timerfd does, makes the cancel
+ * stick, so that two sets that bring the offset back where it was still
+ * cancel.  The comparison stands in for a probe that missed.
  */
 
 #include <linux/alarmtimer.h>
@@ -49,6 +50,7 @@ struct pollfs_timer {
 	u32 flags;		/* of the last arming, for fdinfo */
 	bool expired;		/* fired, and not re-armed since */
 	ktime_t moffs;		/* realtime - monotonic, when armed */
+	bool clock_set;		/* the probe saw a set since arming */
 	struct mutex write_lock;	/* one arming at a time */
 	struct list_head cancel_link;	/* on pollfs_timer_cancel_list */
 	bool cancel_listed;	/* on it now */
@@ -79,7 +81,8 @@ static bool pollfs_timer_cancels(const struct pollfs_timer *t)
 /* Called with the lock held: was the realtime clock set since arming? */
 static bool pollfs_timer_cancelled(const struct pollfs_timer *t)
 {
-	return pollfs_timer_cancels(t) && t->moffs != ktime_mono_to_real(0);
+	return pollfs_timer_cancels(t) &&
+	       (t->clock_set || t->moffs != ktime_mono_to_real(0));
 }
 
 /*
@@ -94,8 +97,10 @@ static int pollfs_timer_clock_was_set(struct kprobe *kp, struct pt_regs *regs)
 	rcu_read_lock();
 	list_for_each_entry_rcu(t, &pollfs_timer_cancel_list, cancel_link) {
 		spin_lock_irqsave(&t->wqh.lock, flags);
-		if (pollfs_timer_cancelled(t))
+		if (pollfs_timer_cancelled(t)) {
+			t->clock_set = true;
 			wake_up_locked_poll(&t->wqh, EPOLLIN);
+		}
 		spin_unlock_irqrestore(&t->wqh.lock, flags);
 	}
 	rcu_read_unlock();
@@ -286,6 +291,7 @@ static void pollfs_timer_setup(struct pollfs_timer *t,
 	t->ticks = 0;
 	t->expired = false;
 	t->moffs = ktime_mono_to_real(0);
+	t->clock_set = false;
 
 	if (pollfs_clock_is_alarm(t->clockid)) {
 		alarm_init(&t->t.alarm, t->clockid == CLOCK_REALTIME_ALARM ?
@@ -379,6 +385,7 @@ static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
 	/* Once per set of the clock; the expirations wait for a next read. */
 	if (pollfs_timer_cancelled(t)) {
 		t->moffs = ktime_mono_to_real(0);
+		t->clock_set = false;
 		spin_unlock_irq(&t->wqh.lock);
 		return -ECANCELED;
 	}

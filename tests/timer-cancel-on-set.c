@@ -6,7 +6,8 @@
  * discontinuously (clock_settime, settimeofday, clock_adjtime with
  * ADJ_SETOFFSET), forward or back, the object becomes readable (poll,
  * epoll, a blocking read woken) and the next read fails with ECANCELED,
- * once (several sets before the read: still once); the timer stays
+ * once (several sets before the read: still once, even two that undo
+ * each other exactly); the timer stays
  * armed: POLLFS_IOC_TIMER_GET shows the remaining time (and a look does
  * not take the ECANCELED away), a second read finds nothing (EAGAIN),
  * and it expires at its time as usual (a one-shot, a periodic one).
@@ -125,6 +126,20 @@ static void steps(clockid_t clk)
 		expect_cancelled(t);
 		tmr_real_restore();
 		expect_cancelled(t);
+
+		/*
+		 * A set and its exact undoing: the offset is back where it
+		 * was, and still the clock was set (timerfd's cancel sticks).
+		 */
+		for (int sign = 1; sign >= -1; sign -= 2) {
+			/* the call wrote the time back into tx */
+			memset(&tx, 0, sizeof(tx));
+			tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+			tx.time.tv_sec = 2 * sign;
+			CHECK_SYS(clock_adjtime(CLOCK_REALTIME, &tx));
+		}
+		expect_cancelled(t);
+		pt_expect_empty(t);
 	}
 
 	/* a write since the set: no ECANCELED for the set before it */
