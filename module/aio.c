@@ -196,37 +196,33 @@ static struct fprobe pollfs_aio_fprobe = {
 	.entry_data_size	= sizeof(void *),
 };
 
-static DEFINE_MUTEX(pollfs_aio_fprobe_lock);
-static bool pollfs_aio_fprobed;
+static struct pollfs_once pollfs_aio_fprobed =
+	POLLFS_ONCE_INIT(pollfs_aio_fprobed);
 
 /*
- * In when the first AIO object is created, until unload.  Completions
- * nest (an interrupt's inside a task's): room for many returns pending
- * on each CPU, or a wake is missed.
+ * Completions nest (an interrupt's inside a task's): room for many
+ * returns pending on each CPU, or a wake is missed.
  */
+static int pollfs_aio_fprobe_install(void)
+{
+	int err;
+
+	pollfs_aio_fprobe.nr_maxactive = 64 * num_possible_cpus();
+	err = register_fprobe(&pollfs_aio_fprobe, "aio_complete", NULL);
+	if (err)
+		pr_err("cannot probe aio_complete (%d)\n", err);
+	return err;
+}
+
+/* In when the first AIO object is created, until unload. */
 static int pollfs_aio_probe(void)
 {
-	int err = 0;
-
-	/* Pairs with the release below: true means the probe is in. */
-	if (smp_load_acquire(&pollfs_aio_fprobed))
-		return 0;
-	mutex_lock(&pollfs_aio_fprobe_lock);
-	if (!pollfs_aio_fprobed) {
-		pollfs_aio_fprobe.nr_maxactive = 64 * num_possible_cpus();
-		err = register_fprobe(&pollfs_aio_fprobe, "aio_complete", NULL);
-		if (err)
-			pr_err("cannot probe aio_complete (%d)\n", err);
-		else	/* pairs with the acquire above */
-			smp_store_release(&pollfs_aio_fprobed, true);
-	}
-	mutex_unlock(&pollfs_aio_fprobe_lock);
-	return err;
+	return pollfs_once(&pollfs_aio_fprobed, pollfs_aio_fprobe_install);
 }
 
 static void pollfs_aio_unprobe(void)
 {
-	if (pollfs_aio_fprobed)
+	if (pollfs_aio_fprobed.done)
 		unregister_fprobe(&pollfs_aio_fprobe);
 }
 

@@ -271,6 +271,24 @@ static const struct file_operations pollfs_fops = {
 	.show_fdinfo	= pollfs_show_fdinfo,
 };
 
+/* @install, if it has not succeeded yet: 0, or the error it returned. */
+int pollfs_once(struct pollfs_once *once, int (*install)(void))
+{
+	int err = 0;
+
+	/* Pairs with the release below: true means @install succeeded. */
+	if (smp_load_acquire(&once->done))
+		return 0;
+	mutex_lock(&once->lock);
+	if (!once->done) {
+		err = install();
+		if (!err)	/* pairs with the acquire above */
+			smp_store_release(&once->done, true);
+	}
+	mutex_unlock(&once->lock);
+	return err;
+}
+
 int pollfs_check_flags(u32 flags, u32 reserved)
 {
 	BUILD_BUG_ON(POLLFS_NONBLOCK != O_NONBLOCK);

@@ -9,6 +9,7 @@
 #define _POLLFS_CORE_H
 
 #include <linux/fs.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/seq_file.h>
 #include <linux/uio.h>
@@ -73,6 +74,20 @@ struct pollfs_object {
 
 /* The largest record of any kind; the core bounces records through it. */
 #define POLLFS_RECORD_MAX	128
+
+/*
+ * A hook that costs the whole system something (a probe on a kernel
+ * function) goes in when the first object that needs it is made, by
+ * pollfs_once(), and stays until unload; @done says whether to undo it.
+ */
+struct pollfs_once {
+	struct mutex lock;
+	bool done;
+};
+
+#define POLLFS_ONCE_INIT(name)	{ .lock = __MUTEX_INITIALIZER(name.lock) }
+
+int pollfs_once(struct pollfs_once *once, int (*install)(void));
 
 int pollfs_fs_init(void);
 void pollfs_fs_exit(void);

@@ -233,36 +233,30 @@ static struct kprobe pollfs_futex_kprobe = {
 	.pre_handler	= pollfs_futex_wake_hook,
 };
 
-static DEFINE_MUTEX(pollfs_futex_kprobe_lock);
-static bool pollfs_futex_kprobed;
+static struct pollfs_once pollfs_futex_kprobed =
+	POLLFS_ONCE_INIT(pollfs_futex_kprobed);
+
+static int pollfs_futex_kprobe_install(void)
+{
+	int err = register_kprobe(&pollfs_futex_kprobe);
+
+	if (err)
+		pr_err("cannot probe futex_wake_mark (%d)\n", err);
+	return err;
+}
 
 /*
  * The probe costs every futex wake in the system a call: it goes in when
- * the first futex object is created, before any can be armed, and stays
- * until the module is unloaded.
+ * the first futex object is created, before any can be armed.
  */
 static int pollfs_futex_probe(void)
 {
-	int err = 0;
-
-	/* Pairs with the release below: true means the probe is in. */
-	if (smp_load_acquire(&pollfs_futex_kprobed))
-		return 0;
-	mutex_lock(&pollfs_futex_kprobe_lock);
-	if (!pollfs_futex_kprobed) {
-		err = register_kprobe(&pollfs_futex_kprobe);
-		if (err)
-			pr_err("cannot probe futex_wake_mark (%d)\n", err);
-		else	/* pairs with the acquire above */
-			smp_store_release(&pollfs_futex_kprobed, true);
-	}
-	mutex_unlock(&pollfs_futex_kprobe_lock);
-	return err;
+	return pollfs_once(&pollfs_futex_kprobed, pollfs_futex_kprobe_install);
 }
 
 static void pollfs_futex_unprobe(void)
 {
-	if (pollfs_futex_kprobed)
+	if (pollfs_futex_kprobed.done)
 		unregister_kprobe(&pollfs_futex_kprobe);
 }
 

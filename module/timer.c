@@ -112,27 +112,22 @@ static struct kprobe pollfs_timer_kprobe = {
 	.pre_handler	= pollfs_timer_clock_was_set,
 };
 
-static DEFINE_MUTEX(pollfs_timer_kprobe_lock);
-static bool pollfs_timer_kprobed;
+static struct pollfs_once pollfs_timer_kprobed =
+	POLLFS_ONCE_INIT(pollfs_timer_kprobed);
+
+static int pollfs_timer_kprobe_install(void)
+{
+	int err = register_kprobe(&pollfs_timer_kprobe);
+
+	if (err)
+		pr_err("cannot probe timerfd_clock_was_set (%d)\n", err);
+	return err;
+}
 
 /* In when the first CANCEL_ON_SET timer is armed, until unload. */
 static int pollfs_timer_probe(void)
 {
-	int err = 0;
-
-	/* Pairs with the release below: true means the probe is in. */
-	if (smp_load_acquire(&pollfs_timer_kprobed))
-		return 0;
-	mutex_lock(&pollfs_timer_kprobe_lock);
-	if (!pollfs_timer_kprobed) {
-		err = register_kprobe(&pollfs_timer_kprobe);
-		if (err)
-			pr_err("cannot probe timerfd_clock_was_set (%d)\n", err);
-		else	/* pairs with the acquire above */
-			smp_store_release(&pollfs_timer_kprobed, true);
-	}
-	mutex_unlock(&pollfs_timer_kprobe_lock);
-	return err;
+	return pollfs_once(&pollfs_timer_kprobed, pollfs_timer_kprobe_install);
 }
 
 /* On the list exactly while armed with CANCEL_ON_SET.  Write lock held. */
@@ -535,7 +530,7 @@ static int pollfs_timer_init(void)
 
 static void pollfs_timer_exit(void)
 {
-	if (pollfs_timer_kprobed) {
+	if (pollfs_timer_kprobed.done) {
 		unregister_kprobe(&pollfs_timer_kprobe);
 		rcu_barrier();	/* the frees of pollfs_timer_release() */
 	}
