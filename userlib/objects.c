@@ -162,14 +162,22 @@ int POLLFS_1_1(pollfs_futex_armv)(int fd,
 	return errno == EAGAIN ? 1 : -1;
 }
 
-int POLLFS_1_1(pollfs_futex_arm)(int fd, const uint32_t *addr, uint32_t val,
-				 int flags)
+static struct pollfs_futex_event futex_event(const uint32_t *addr,
+					     uint32_t val, int flags)
 {
 	struct pollfs_futex_event event = {
 		.addr = (uintptr_t)addr,
 		.val = val,
 		.flags = flags,
 	};
+
+	return event;
+}
+
+int POLLFS_1_1(pollfs_futex_arm)(int fd, const uint32_t *addr, uint32_t val,
+				 int flags)
+{
+	struct pollfs_futex_event event = futex_event(addr, val, flags);
 
 	return pollfs_futex_armv(fd, &event, 1);
 }
@@ -226,11 +234,7 @@ int POLLFS_1_0(pollfs_futex_armv)(int fd,
 int POLLFS_1_0(pollfs_futex_arm)(int fd, const uint32_t *addr, uint32_t val,
 				 int flags)
 {
-	struct pollfs_futex_event event = {
-		.addr = (uintptr_t)addr,
-		.val = val,
-		.flags = flags,
-	};
+	struct pollfs_futex_event event = futex_event(addr, val, flags);
 
 	return pollfs_futex_armv_1_0(fd, &event, 1);
 }
