@@ -147,7 +147,7 @@
 #define HIGH_FD		2000	/* F_DUPFD puts copies at or above this */
 #define PRIVATE_FD	(HIGH_FD + 128)	/* fds out of the table, above */
 #define NOFILE		(HIGH_FD + 256)
-#define BUFPAGES	3	/* per-thread buffer, then an unmapped page */
+#define BUFPAGES	3	/* per-thread buffer, then a PROT_NONE page */
 #define CHURN_PAGES	4
 #define PAGE		4096
 #define MAX_RW		((size_t)0x7ffff000) /* the kernel's limit per call */
@@ -538,34 +538,61 @@ static bool poke(uint64_t addr, const void *src, size_t n)
 		       0) == (ssize_t)n;
 }
 
-/* Per-thread buffer: BUFPAGES read-write pages, then an unmapped one. */
+/*
+ * Calls that map or unmap in this address space (an AIO ring, a thread's
+ * stack, the churn region) run between as_begin() and as_end().  Such a
+ * call may map an unmapped page, a hole, in the middle of another
+ * thread's system call and unmap it again before that call returns:
+ * what the kernel could reach through the hole is then unknown, and
+ * these counters, not a look at the hole afterwards, tell.
+ */
+static atomic_long as_begun, as_ended;
+
+static void as_begin(void)
+{
+	atomic_fetch_add(&as_begun, 1);
+}
+
+static void as_end(void)
+{
+	atomic_fetch_add(&as_ended, 1);
+}
+
+/*
+ * Per-thread buffer: BUFPAGES read-write pages, then a PROT_NONE one,
+ * which (unlike an unmapped page) no other mapping can take: a buffer
+ * crossing into it faults at the same byte whatever runs meanwhile.
+ */
 static __thread char *tbuf;
 static bool unmapped(const void *p);
 
 static void tbuf_init(void)
 {
-	char *p = xmap((BUFPAGES + 1) * PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	char *p;
 
-	CHECK_SYS(munmap(p + BUFPAGES * PAGE, PAGE));
+	as_begin();
+	p = xmap((BUFPAGES + 1) * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	CHECK_SYS(mprotect(p + BUFPAGES * PAGE, PAGE, PROT_NONE));
+	as_end();
 	tbuf = p;
 }
 
 /*
- * A small mapping (an AIO ring) may take the unmapped page after the
- * buffer, or the hole: then take a new buffer, or a new hole, and leave
- * the old ones be.
+ * A small mapping (an AIO ring) may take the hole: then take a new one,
+ * and leave the old one be.
  */
 static void holes_check(void)
 {
-	if (!unmapped(tbuf + BUFPAGES * PAGE))
-		tbuf_init();
 	if (!unmapped(hole)) {
-		char *three = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *three;
 
+		as_begin();
+		three = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (three != MAP_FAILED && munmap(three + PAGE, PAGE) == 0)
 			hole = three + PAGE;
+		as_end();
 	}
 }
 
@@ -585,7 +612,8 @@ struct buf {
 	int bk;
 	size_t rd;	/* bytes from p the kernel can read */
 	size_t wr;	/* bytes from p the kernel can write */
-	char *guard;	/* a page that must still be unmapped for rd, wr */
+	char *guard;	/* a page that must stay unmapped for rd, wr */
+	long as_gen;	/* as_begun when picked, or -1: unknown already */
 };
 
 /* True if no mapping covers the page of p. */
@@ -595,15 +623,33 @@ static bool unmapped(const void *p)
 		     MS_ASYNC) == -1 && errno == ENOMEM;
 }
 
+/* Before the call: the address space as it is now, for guard_lost(). */
+static void guard_watch(struct buf *b, char *guard)
+{
+	long ended = atomic_load(&as_ended), begun = atomic_load(&as_begun);
+
+	b->guard = guard;
+	b->as_gen = begun == ended ? begun : -1;
+}
+
 /*
- * After the call: if another thread's mmap (an AIO ring, a stack) took
- * the unmapped page meanwhile, what the kernel could reach is unknown.
+ * After the call: true if another thread's mapping may have covered the
+ * guard page during the call (one in progress when it was picked, one
+ * begun since, or one still there).
  */
+static bool guard_lost(const struct buf *b)
+{
+	return b->guard && (b->as_gen < 0 ||
+			    atomic_load(&as_begun) != b->as_gen ||
+			    !unmapped(b->guard));
+}
+
+/* After the call: if the guard page was lost, anything was reachable. */
 static void settle(struct buf *b)
 {
 	int e = errno;
 
-	if (b->guard && !unmapped(b->guard))
+	if (guard_lost(b))
 		b->rd = b->wr = SIZE_MAX;
 	errno = e;
 }
@@ -632,13 +678,11 @@ static void pick_buf(struct buf *b, size_t n, bool hostile)
 			off = 0;
 		b->p = tbuf + off;
 		b->rd = b->wr = room - off;
-		b->guard = tbuf + room;	/* what a huge count runs into */
 		break;
 	case B_CROSS:
 		off = rn(n < room ? n + 1 : room);
 		b->p = tbuf + room - off;
 		b->rd = b->wr = off;
-		b->guard = tbuf + room;
 		break;
 	case B_RO:
 		b->p = (char *)page_ro + rn(PAGE / 8) * 8;
@@ -652,7 +696,7 @@ static void pick_buf(struct buf *b, size_t n, bool hostile)
 	case B_HOLE:
 		b->p = hole + rn(PAGE);
 		b->rd = b->wr = 0;
-		b->guard = hole;
+		guard_watch(b, hole);
 		break;
 	case B_NULL:
 		b->p = NULL;
@@ -1459,7 +1503,7 @@ static void op_create(void)
 		memcpy(b.p, arg, n);
 		if (b.wr < arg_size) {
 			must_fail = true;
-			why = "argument crosses into an unmapped page";
+			why = "argument crosses into a PROT_NONE page";
 		}
 	} else if (b.bk == B_RO || b.bk == B_VDSO) {
 		must_fail = false;	/* whatever is there */
@@ -1474,7 +1518,7 @@ static void op_create(void)
 
 	errno = 0;
 	fd = ioctl(dev, cmd, b.p);
-	if (b.guard && !unmapped(b.guard))
+	if (guard_lost(&b))
 		must_fail = false;
 	note("ioctl(%d, %#x, %s %p) -> %d errno %d", dev, cmd, buf_name[b.bk],
 	     (void *)b.p, fd, errno);
@@ -1503,11 +1547,8 @@ static void op_create(void)
 		STRICT_FAIL("ioctl %#x made fd %d of kind %s, expected %s",
 			    cmd, fd, kind_name[k], kind_name[kind]);
 	}
-	/*
-	 * The flags asked for are ours only in a buffer we filled to the
-	 * end of the structure: a crossing buffer whose next page some
-	 * mapping took lends the kernel whatever that page holds.
-	 */
+	/* the flags asked for are ours only in a buffer we filled to the
+	 * end of the structure */
 	if (single && (b.bk == B_GOOD || b.bk == B_MISALIGNED ||
 		       b.bk == B_CROSS) && b.wr >= arg_size) {
 		int fl = fcntl(fd, F_GETFL), fdf = fcntl(fd, F_GETFD);
@@ -1663,6 +1704,7 @@ static void op_churn(void)
 	int what = (int)rn(8);
 
 	pthread_mutex_lock(&churn_lock);
+	as_begin();
 	if (!atomic_load(&churn_mapped)) {
 		/* only where nothing else took its place */
 		r = mmap(churn, CHURN_PAGES * PAGE, PROT_READ | PROT_WRITE,
@@ -1673,6 +1715,7 @@ static void op_churn(void)
 		} else {
 			if (r != MAP_FAILED)
 				munmap(r, CHURN_PAGES * PAGE);
+			as_end();
 			pthread_mutex_unlock(&churn_lock);
 			note("churn: region lost");
 			return;
@@ -1722,6 +1765,7 @@ static void op_churn(void)
 		break;
 	}
 	}
+	as_end();
 	pthread_mutex_unlock(&churn_lock);
 	atomic_fetch_add(&st->maps, 1);
 	note("churn %d -> %p", what, r);
@@ -2107,10 +2151,13 @@ static void op_fcntl(void)
 		sendfile(nullfd, p.fd, NULL, rn(4096));
 		break;
 	case 8: {
-		void *m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, p.fd, 0);
+		void *m;
 
+		as_begin();
+		m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, p.fd, 0);
 		if (m != MAP_FAILED)
 			munmap(m, PAGE);
+		as_end();
 		break;
 	}
 	case 9:
@@ -2130,8 +2177,12 @@ static void op_aio(void)
 {
 	aio_context_t ctx = 0;
 	int what = (int)rn(10), slot = (int)rn(NCTX);
+	/* io_setup maps a ring, io_destroy and munmap unmap one */
+	const bool maps = what <= 2 || what >= 8;
 	long r = 0;
 
+	if (maps)
+		as_begin();
 	switch (what) {
 	case 0: case 1:
 		if (atomic_load(&ctxs[slot]))
@@ -2241,6 +2292,8 @@ stale:
 		}
 		break;
 	}
+	if (maps)
+		as_end();
 	note("aio op %d ctx %#llx -> %ld errno %d", what,
 	     (unsigned long long)ctx, r, errno);
 }
@@ -2379,8 +2432,10 @@ static void child_main(uint64_t cseed)
 
 			if (fl >= 0)
 				fcntl(p.fd, F_SETFL, fl & ~O_NONBLOCK);
+			as_begin();
 			pthread_create(&th, NULL, blocker,
 				       (void *)(intptr_t)p.fd);
+			as_end();
 			pt_sleep_ms(1);
 		}
 		exec_self();
@@ -2582,10 +2637,12 @@ static void op_thread(void)
 		thread_tids[args[i].id] = -1;
 		pthread_attr_init(&at);
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		as_begin();
 		if (pthread_create(&th, &at, thread_main, &args[i])) {
 			thread_tids[args[i].id] = 0;
 			atomic_fetch_sub(&ephemeral, 1);
 		}
+		as_end();
 		pthread_attr_destroy(&at);
 		return;
 	}
@@ -2676,7 +2733,7 @@ static void pick_huge_buf(struct buf *b, size_t rec, bool for_read)
 		b->bk = B_HUGE_HOLE;
 		b->p = huge_hole + off;
 		b->rd = HOLE_LEN - off;
-		b->guard = huge_hole + HOLE_LEN;
+		guard_watch(b, huge_hole + HOLE_LEN);
 	} else if (r < 19 && huge_rw) {
 		b->bk = B_HUGE_RW;
 		b->p = huge_rw + off;
@@ -3084,7 +3141,7 @@ static void op_clock(void)
 	for (int i = (int)rn(4); i > 0; i--) {
 		struct pollfs_timer_spec spec;
 		struct buf b = { (char *)&spec, B_GOOD, sizeof(spec),
-				 sizeof(spec), NULL };
+				 sizeof(spec), NULL, 0 };
 		ssize_t r;
 
 		if (!pick_slot(&p[np], K_TIMER))
@@ -3215,7 +3272,10 @@ static void op_aio_race(void)
 	ra.pipe[0] = ra.pipe[1] = -1;
 	ra.how = (int)rn(2);
 	ra.seed = rnd();
-	if (syscall(SYS_io_setup, 4 + (unsigned int)rn(60), &ra.ctx)) {
+	as_begin();
+	r = syscall(SYS_io_setup, 4 + (unsigned int)rn(60), &ra.ctx);
+	as_end();
+	if (r) {
 		note("aio race: io_setup: %s", strerror(errno));
 		return;
 	}
@@ -3247,7 +3307,9 @@ static void op_aio_race(void)
 			     want[i], strerror(errno));
 	}
 	nobj = i;
+	as_begin();
 	helper = pthread_create(&th, NULL, race_completer, &ra) == 0;
+	as_end();
 	/* a random moment into the completions; the pipe written from
 	 * here too now and then */
 	until = pt_mono() + (int64_t)rn(US(3000));
@@ -3275,7 +3337,9 @@ static void op_aio_race(void)
 	 * the same id.  Only when it succeeded and no other context has
 	 * this id is it known that the objects' context died.
 	 */
+	as_begin();
 	r = syscall(SYS_io_destroy, ra.ctx);
+	as_end();
 	dead = pt_mono();
 	if (r && errno != EINVAL)
 		FAIL("io_destroy(%#llx): %s", (unsigned long long)ra.ctx,
@@ -3300,8 +3364,11 @@ static void op_aio_race(void)
 				got |= 1 << j;
 		}
 	}
-	if (helper)
+	if (helper) {
+		as_begin();
 		pthread_join(th, NULL);
+		as_end();
+	}
 	for (i = 0; i < nobj; i++) {
 		struct pollfd pfd = { fds[i], chance(50) ? POLLIN : 0, 0 };
 		char buf[16];
@@ -3740,7 +3807,9 @@ static void *thread_main(void *arg)
 		run_ops(deadline, false);
 	}
 	timer_delete(guard);
-	munmap(tbuf, BUFPAGES * PAGE);
+	as_begin();
+	munmap(tbuf, (BUFPAGES + 1) * PAGE);
+	as_end();
 	if (t->nops) {
 		thread_tids[t->id] = 0;
 		atomic_fetch_sub(&ephemeral, 1);
