@@ -41,6 +41,16 @@
  *    cannot be reused by another process whose wakes would then match a
  *    stale waiter.  Shared keys name an inode sequence number or an
  *    mm, and hold no references either, as for FUTEX_WAIT.
+ *  - Where a process's private futexes hash into a table of its own
+ *    (6.16 and later), that table is freed with the address space's
+ *    last user (__mmput()), whatever is queued on it: a FUTEX_WAIT task
+ *    is one of those users, an object is not.  So an object armed with
+ *    private records holds a user (mmget) until it is disarmed: after
+ *    the writer's exit or exec, its address space lives on until the
+ *    object is closed or written.  The table is made before the first
+ *    wait is queued (futex_hash_allocate_default(), as io_uring does),
+ *    because one made later, when a second thread starts, would not take
+ *    the waiters already in the global hash.
  *
  * A watched set (POLLFS_FUTEX_WATCH) stays armed: a read takes each
  * woken record and queues it again at once, on the value its word holds
@@ -87,6 +97,7 @@ struct pollfs_futex {
 	bool fired;
 	struct mutex lock;	/* serializes write, read and release */
 	struct mm_struct *mm;	/* the writer's, held while armed */
+	bool mm_user;		/* and a user of it too (private hash) */
 	bool watch;		/* armed with POLLFS_FUTEX_WATCH */
 	unsigned int nr;	/* records in @waits armed by the last write */
 	unsigned int nr_pending;
@@ -124,6 +135,103 @@ static union futex_key *q_key(void *q)
 static u32 __user *wait_uaddr(struct pollfs_futex_wait *w)
 {
 	return u64_to_user_ptr(w->ev.addr);
+}
+
+/* As the kernel's own, which is inline since 6.16: no fault, no sleep. */
+static int pollfs_futex_get_value_locked(u32 *dest, u32 __user *from)
+{
+	int ret;
+
+	pagefault_disable();
+	ret = get_user(*dest, from);
+	pagefault_enable();
+	return ret ? -EFAULT : 0;
+}
+
+#ifdef POLLFS_FUTEX_PRIVATE_HASH
+#if !defined(POLLFS_FUTEX_Q_LOCK_HB) || \
+	!defined(POLLFS_FUTEX_PRIVATE_HASH_PUT) || \
+	!defined(POLLFS_FUTEX_HASH_ALLOCATE) || !defined(FUTEX_BUCKET_REF_SIZE)
+#error "this kernel has futex_hash() but not the rest of the private hash API pollfs knows"
+#endif
+struct futex_bucket_ref {
+	struct futex_hash_bucket *hb;
+	struct futex_private_hash *fph;
+};
+static_assert(sizeof(struct futex_bucket_ref) == FUTEX_BUCKET_REF_SIZE);
+static_assert(offsetof(struct futex_bucket_ref, hb) == FUTEX_BUCKET_REF_HB);
+static_assert(offsetof(struct futex_bucket_ref, fph) == FUTEX_BUCKET_REF_FPH);
+
+/*
+ * Lock @w's bucket, found from the key in its futex_q, as
+ * futex_wait_setup() does; *@fph is the private table held meanwhile,
+ * for pollfs_futex_bucket_put() once the bucket is unlocked.
+ */
+static struct futex_hash_bucket *
+pollfs_futex_q_lock(struct pollfs_futex_wait *w, struct futex_private_hash **fph)
+{
+	struct futex_bucket_ref ref = pollfs_ksyms.futex_hash(q_key(w->q));
+
+	*fph = ref.fph;
+	pollfs_ksyms.futex_q_lock(wait_q(w), ref.hb);
+	return ref.hb;
+}
+
+static void pollfs_futex_bucket_put(struct futex_private_hash *fph)
+{
+	if (fph)
+		pollfs_ksyms.futex_private_hash_put(fph);
+}
+
+/* Armed by the writer, in its own address space (current->mm). */
+static int pollfs_futex_hold_mm(struct pollfs_futex *f)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < f->nr; i++)
+		if (!(f->waits[i].ev.flags & POLLFS_FUTEX_SHARED))
+			break;
+	if (i == f->nr)
+		return 0;
+	err = pollfs_ksyms.futex_hash_allocate_default();
+	if (err)
+		return err;
+	mmget(f->mm);
+	f->mm_user = true;
+	return 0;
+}
+#elif defined(POLLFS_FUTEX_Q_LOCK_HB)
+#error "this kernel's futex_q_lock() takes a bucket but it has no futex_hash()"
+#else
+struct futex_private_hash;
+
+static struct futex_hash_bucket *
+pollfs_futex_q_lock(struct pollfs_futex_wait *w, struct futex_private_hash **fph)
+{
+	*fph = NULL;
+	return pollfs_ksyms.futex_q_lock(wait_q(w));
+}
+
+static void pollfs_futex_bucket_put(struct futex_private_hash *fph)
+{
+}
+
+static int pollfs_futex_hold_mm(struct pollfs_futex *f)
+{
+	return 0;
+}
+#endif
+
+/* Mutex held: the end of an arming. */
+static void pollfs_futex_release_mm(struct pollfs_futex *f)
+{
+	/* Not __mmput() here, under our mutex: a worker's, if last. */
+	if (f->mm_user)
+		mmput_async(f->mm);
+	f->mm_user = false;
+	mmdrop(f->mm);
+	f->mm = NULL;
 }
 
 /*
@@ -289,8 +397,7 @@ static void pollfs_futex_disarm(struct pollfs_futex *f)
 		pollfs_futex_unqueue(&f->waits[i]);
 		f->nr_pending += f->waits[i].woken;
 	}
-	mmdrop(f->mm);
-	f->mm = NULL;
+	pollfs_futex_release_mm(f);
 	pollfs_futex_set_state(f, f->nr_pending ? POLLFS_FUTEX_PENDING :
 						  POLLFS_FUTEX_UNARMED);
 }
@@ -320,6 +427,7 @@ static void pollfs_futex_drop(struct pollfs_futex *f)
  */
 static int pollfs_futex_queue_all(struct pollfs_futex *f)
 {
+	struct futex_private_hash *fph;
 	struct futex_hash_bucket *hb;
 	struct pollfs_futex_wait *w;
 	unsigned int i, j;
@@ -343,16 +451,18 @@ retry:
 
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
-		hb = pollfs_ksyms.futex_q_lock(wait_q(w));
+		hb = pollfs_futex_q_lock(w, &fph);
 		__acquire(q_lock_ptr(w->q));
-		ret = pollfs_ksyms.futex_get_value_locked(&uval, wait_uaddr(w));
+		ret = pollfs_futex_get_value_locked(&uval, wait_uaddr(w));
 		if (!ret && uval == w->ev.val) {
 			pollfs_futex_queue_locked(w, hb);
 			spin_unlock(q_lock_ptr(w->q));
+			pollfs_futex_bucket_put(fph);
 			continue;
 		}
 		pollfs_ksyms.futex_q_unlock(hb);
 		__release(q_lock_ptr(w->q));
+		pollfs_futex_bucket_put(fph);
 
 		woken = false;
 		for (j = 0; j < i; j++) {
@@ -416,12 +526,14 @@ static int pollfs_futex_arm(struct pollfs_futex *f, struct iov_iter *from,
 	f->nr = nr;
 	f->mm = current->mm;
 	mmgrab(f->mm);
-	pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
-	ret = pollfs_futex_queue_all(f);
+	ret = pollfs_futex_hold_mm(f);
+	if (!ret) {
+		pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
+		ret = pollfs_futex_queue_all(f);
+	}
 	if (ret) {
 		f->nr = 0;
-		mmdrop(f->mm);
-		f->mm = NULL;
+		pollfs_futex_release_mm(f);
 		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
 	}
 	return ret;
@@ -490,6 +602,7 @@ static int pollfs_futex_pin_word(struct pollfs_futex *f,
 static int pollfs_futex_rewatch(struct pollfs_futex *f,
 				struct pollfs_futex_wait *w)
 {
+	struct futex_private_hash *fph;
 	struct futex_hash_bucket *hb;
 	struct page *page = NULL;
 	u32 *word;
@@ -506,7 +619,7 @@ retry:
 	pollfs_futex_set_wake(w);
 	*q_key(w->q) = w->key;
 	w->woken = false;
-	hb = pollfs_ksyms.futex_q_lock(wait_q(w));
+	hb = pollfs_futex_q_lock(w, &fph);
 	__acquire(q_lock_ptr(w->q));
 	if (page) {
 		word = kmap_local_page(page) + offset_in_page(w->ev.addr);
@@ -514,12 +627,12 @@ retry:
 		kunmap_local(word);
 		ret = 0;
 	} else {
-		ret = pollfs_ksyms.futex_get_value_locked(&uval,
-							  wait_uaddr(w));
+		ret = pollfs_futex_get_value_locked(&uval, wait_uaddr(w));
 	}
 	if (ret) {
 		pollfs_ksyms.futex_q_unlock(hb);
 		__release(q_lock_ptr(w->q));
+		pollfs_futex_bucket_put(fph);
 		/* The page was not present: fault it in unlocked, retry. */
 		if (get_user(uval, wait_uaddr(w)))
 			return -EFAULT;
@@ -528,6 +641,7 @@ retry:
 	pollfs_futex_queue_locked(w, hb);
 	w->ev.val = uval;
 	spin_unlock(q_lock_ptr(w->q));
+	pollfs_futex_bucket_put(fph);
 	if (page)
 		unpin_user_page(page);
 	return 0;
