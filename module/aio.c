@@ -159,12 +159,22 @@ static void pollfs_aio_wake(struct irq_work *work)
 static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
 
+/* The handlers' registers: fprobe on the function-graph tracer (6.14). */
+#ifdef FPROBE_NR_MAXACTIVE
+#define pollfs_fprobe_regs		pt_regs
+#define pollfs_fprobe_arg(regs, n)	regs_get_kernel_argument(regs, n)
+#else
+#define pollfs_fprobe_regs		ftrace_regs
+#define pollfs_fprobe_arg(regs, n)	ftrace_regs_get_argument(regs, n)
+#endif
+
 /* Entry of aio_complete(iocb): note the iocb's context for the return. */
 static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
 				     unsigned long ret_ip,
-				     struct pt_regs *regs, void *data)
+				     struct pollfs_fprobe_regs *regs,
+				     void *data)
 {
-	void *iocb = (void *)regs_get_kernel_argument(regs, 0);
+	void *iocb = (void *)pollfs_fprobe_arg(regs, 0);
 
 	*(void **)data = *(void **)(iocb + AIO_KIOCB_CTX);
 	return 0;
@@ -173,7 +183,8 @@ static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
 /* Return of aio_complete(): the completion is in the ring. */
 static void pollfs_aio_complete_exit(struct fprobe *fp, unsigned long ip,
 				     unsigned long ret_ip,
-				     struct pt_regs *regs, void *data)
+				     struct pollfs_fprobe_regs *regs,
+				     void *data)
 {
 	wait_queue_head_t *wq = kioctx_wait(*(void **)data);
 	wait_queue_entry_t *w;
@@ -200,14 +211,17 @@ static struct pollfs_once pollfs_aio_fprobed =
 	POLLFS_ONCE_INIT(pollfs_aio_fprobed);
 
 /*
- * Completions nest (an interrupt's inside a task's): room for many
- * returns pending on each CPU, or a wake is missed.
+ * Completions nest (an interrupt's inside a task's): before the rewrite
+ * on the function-graph tracer, room for many returns pending on each
+ * CPU, or a wake is missed; since, each return has its own stack slot.
  */
 static int pollfs_aio_fprobe_install(void)
 {
 	int err;
 
+#ifdef FPROBE_NR_MAXACTIVE
 	pollfs_aio_fprobe.nr_maxactive = 64 * num_possible_cpus();
+#endif
 	err = register_fprobe(&pollfs_aio_fprobe, "aio_complete", NULL);
 	if (err)
 		pr_err("cannot probe aio_complete (%d)\n", err);

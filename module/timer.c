@@ -190,14 +190,20 @@ static void pollfs_ktime_to_timespec(ktime_t kt, struct __kernel_timespec *ts)
 	ts->tv_nsec = ts64.tv_nsec;
 }
 
+/* The lock held. */
+static void pollfs_timer_fire_locked(struct pollfs_timer *t)
+{
+	t->expired = true;
+	t->ticks++;
+	wake_up_locked_poll(&t->wqh, EPOLLIN);
+}
+
 static void pollfs_timer_fire(struct pollfs_timer *t)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&t->wqh.lock, flags);
-	t->expired = true;
-	t->ticks++;
-	wake_up_locked_poll(&t->wqh, EPOLLIN);
+	pollfs_timer_fire_locked(t);
 	spin_unlock_irqrestore(&t->wqh.lock, flags);
 }
 
@@ -207,11 +213,48 @@ static enum hrtimer_restart pollfs_hrtimer_fired(struct hrtimer *tmr)
 	return HRTIMER_NORESTART;
 }
 
+static void pollfs_hrtimer_setup(struct hrtimer *tmr, clockid_t clockid,
+				 enum hrtimer_mode mode)
+{
+#ifdef POLLFS_HRTIMER_SETUP
+	hrtimer_setup(tmr, pollfs_hrtimer_fired, clockid, mode);
+#else
+	hrtimer_init(tmr, clockid, mode);
+	tmr->function = pollfs_hrtimer_fired;
+#endif
+}
+
+#ifdef POLLFS_ALARM_VOID_FN
+static void pollfs_alarm_fired(struct alarm *alarm, ktime_t now)
+{
+	pollfs_timer_fire(container_of(alarm, struct pollfs_timer, t.alarm));
+}
+#else
 static enum alarmtimer_restart pollfs_alarm_fired(struct alarm *alarm,
 						  ktime_t now)
 {
 	pollfs_timer_fire(container_of(alarm, struct pollfs_timer, t.alarm));
 	return ALARMTIMER_NORESTART;
+}
+#endif
+
+/*
+ * Start an alarm, the lock held.  Since alarm_start_timer() one that has
+ * expired already is not armed (its callback would take the lock we
+ * hold): it fires here instead, as timerfd does.
+ */
+static void pollfs_alarm_start(struct pollfs_timer *t, ktime_t expires,
+			       bool relative)
+{
+#ifdef POLLFS_ALARM_START_TIMER
+	if (!alarm_start_timer(&t->t.alarm, expires, relative))
+		pollfs_timer_fire_locked(t);
+#else
+	if (relative)
+		alarm_start_relative(&t->t.alarm, expires);
+	else
+		alarm_start(&t->t.alarm, expires);
+#endif
 }
 
 static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer *t)
@@ -221,35 +264,36 @@ static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer *t)
 }
 
 /*
- * Called with the lock held: count the periods missed, start the next.
- * The period that fired is counted already.  When the clock was set back
- * behind that expiry, the kernel's forward finds nothing to count and
- * leaves the expiry where it was, which would fire it twice: the next
- * expiry is then one period after the one that fired.
+ * Called with the lock held: start the next period of a periodic timer
+ * that fired, and return the periods it missed besides the one counted.
+ * When the clock was set back behind that expiry, the kernel's forward
+ * finds nothing to count and leaves the expiry where it was, which would
+ * fire it twice: the next expiry is then one period after the one that
+ * fired.  An alarm found expired again at its start fires at once (see
+ * pollfs_alarm_start()), counted in @t->ticks for the next read.
  */
-static void pollfs_timer_rearm(struct pollfs_timer *t)
+static u64 pollfs_timer_rearm(struct pollfs_timer *t)
 {
 	struct alarm *alarm = &t->t.alarm;
 	struct hrtimer *tmr = &t->t.tmr;
 	u64 periods;
 
 	if (!t->expired || !t->interval)
-		return;
+		return 0;
+	t->expired = false;
 	if (pollfs_clock_is_alarm(t->clockid)) {
 		periods = alarm_forward_now(alarm, t->interval);
 		if (!periods)
 			alarm->node.expires = ktime_add_safe(alarm->node.expires,
 							     t->interval);
-		alarm_restart(alarm);
+		pollfs_alarm_start(t, alarm->node.expires, false);
 	} else {
 		periods = hrtimer_forward_now(tmr, t->interval);
 		if (!periods)
 			hrtimer_add_expires(tmr, t->interval);
 		hrtimer_restart(tmr);
 	}
-	if (periods)
-		t->ticks += periods - 1;
-	t->expired = false;
+	return periods ? periods - 1 : 0;
 }
 
 /* Called with the lock held, after pollfs_timer_rearm(). */
@@ -288,24 +332,20 @@ static void pollfs_timer_setup(struct pollfs_timer *t,
 	t->moffs = ktime_mono_to_real(0);
 	t->clock_set = false;
 
-	if (pollfs_clock_is_alarm(t->clockid)) {
+	if (pollfs_clock_is_alarm(t->clockid))
 		alarm_init(&t->t.alarm, t->clockid == CLOCK_REALTIME_ALARM ?
 			   ALARM_REALTIME : ALARM_BOOTTIME, pollfs_alarm_fired);
-	} else {
-		hrtimer_init(&t->t.tmr, t->clockid, mode);
-		t->t.tmr.function = pollfs_hrtimer_fired;
-	}
+	else
+		pollfs_hrtimer_setup(&t->t.tmr, t->clockid, mode);
 	if (!expires)
 		return;
 
 	if (abs)
 		expires = pollfs_timer_to_host(t->clockid, expires);
-	if (!pollfs_clock_is_alarm(t->clockid))
-		hrtimer_start(&t->t.tmr, expires, mode);
-	else if (abs)
-		alarm_start(&t->t.alarm, expires);
+	if (pollfs_clock_is_alarm(t->clockid))
+		pollfs_alarm_start(t, expires, !abs);
 	else
-		alarm_start_relative(&t->t.alarm, expires);
+		hrtimer_start(&t->t.tmr, expires, mode);
 }
 
 static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
@@ -388,9 +428,9 @@ static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
 		spin_unlock_irq(&t->wqh.lock);
 		return -EAGAIN;
 	}
-	pollfs_timer_rearm(t);
 	ev->expirations = t->ticks;
 	t->ticks = 0;
+	ev->expirations += pollfs_timer_rearm(t);
 	remaining = pollfs_timer_remaining(t);
 	interval = t->interval;
 	spin_unlock_irq(&t->wqh.lock);
@@ -423,7 +463,7 @@ static long pollfs_timer_ioctl(struct pollfs_object *obj, unsigned int cmd,
 		return -ENOTTY;
 
 	spin_lock_irq(&t->wqh.lock);
-	pollfs_timer_rearm(t);
+	t->ticks += pollfs_timer_rearm(t);
 	ev.expirations = t->ticks;
 	remaining = pollfs_timer_remaining(t);
 	interval = t->interval;
@@ -451,7 +491,7 @@ static void pollfs_timer_show_fdinfo(struct seq_file *m,
 	u32 flags;
 
 	spin_lock_irq(&t->wqh.lock);
-	pollfs_timer_rearm(t);
+	t->ticks += pollfs_timer_rearm(t);
 	value = ktime_to_timespec64(pollfs_timer_remaining(t));
 	interval = ktime_to_timespec64(t->interval);
 	clockid = t->clockid;
@@ -505,8 +545,7 @@ static int pollfs_timer_create(const void __user *arg)
 	init_waitqueue_head(&t->wqh);
 	mutex_init(&t->write_lock);
 	t->clockid = CLOCK_MONOTONIC;
-	hrtimer_init(&t->t.tmr, t->clockid, HRTIMER_MODE_ABS);
-	t->t.tmr.function = pollfs_hrtimer_fired;
+	pollfs_hrtimer_setup(&t->t.tmr, t->clockid, HRTIMER_MODE_ABS);
 
 	fd = pollfs_install(&t->obj, &pollfs_timer_kind, flags);
 	if (fd < 0) {
