@@ -24,6 +24,12 @@
 # stays the 6.1 one; POLLFS_KERNEL=6.12 is exported to vm/setup, vm/run
 # and vm/kernel-version, which boot that kernel with that module.  KERNEL
 # defaults to $POLLFS_KERNEL; none, or 6.1: the default kernel.
+#
+# KERNEL=7.3: trixie-backports' 7.3, whose kbuild needs Debian 13's
+# compiler and libraries: vm/setup makes build/kernel-7.3 a Debian 13
+# build root with the headers installed, and the module is built in it
+# (chroot, with a /proc of its own in a private mount namespace; root
+# only), then copied to build/module-7.3/.
 
 KERNEL ?= $(POLLFS_KERNEL)
 ifneq ($(filter-out 6.1,$(KERNEL)),)
@@ -31,9 +37,16 @@ export POLLFS_KERNEL := $(KERNEL)
 KTREE = $(CURDIR)/build/kernel-$(KERNEL)
 # Known once `vm/setup --host` (the module's prerequisite) has fetched it.
 KVER ?= $(shell POLLFS_KERNEL=$(KERNEL) vm/kernel-version 2>/dev/null)
+MODULE_OUT = $(CURDIR)/build/module-$(KERNEL)
+ifeq ($(KERNEL),7.3)
+BUILD_ROOT = $(KTREE)
+# Paths inside the build root.
+KDIR ?= /usr/src/linux-headers-$(KVER)
+BTF ?= /vmlinux
+else
 KDIR ?= $(KTREE)/usr/src/linux-headers-$(KVER)
 BTF ?= $(KTREE)/vmlinux
-MODULE_OUT = $(CURDIR)/build/module-$(KERNEL)
+endif
 else
 unexport POLLFS_KERNEL
 endif
@@ -57,11 +70,23 @@ ifdef MODULE_OUT
 # Another kernel's module: built out of this tree, from copies of the
 # sources (cp -a keeps their times: only what changed is rebuilt), as
 # make check-debug does.
+ifdef BUILD_ROOT
+module: kernel-setup
+	mkdir -p $(BUILD_ROOT)/pollfs/module $(MODULE_OUT)
+	cp -a Kbuild include $(BUILD_ROOT)/pollfs/
+	cp -a $(MODULE_FILES) $(BUILD_ROOT)/pollfs/module/
+	unshare --mount --fork sh -ec 'mount -t proc proc $(BUILD_ROOT)/proc; \
+		exec env -u MAKEFLAGS -u MFLAGS chroot $(BUILD_ROOT) \
+		make -C $(KDIR) M=/pollfs \
+		POLLFS_BTF=$(BTF) modules'
+	cp $(BUILD_ROOT)/pollfs/pollfs.ko $(MODULE_OUT)/
+else
 module: kernel-setup
 	mkdir -p $(MODULE_OUT)/module
 	cp -a Kbuild include $(MODULE_OUT)/
 	cp -a $(MODULE_FILES) $(MODULE_OUT)/module/
 	$(MAKE) -C $(KDIR) M=$(MODULE_OUT) POLLFS_BTF=$(BTF) modules
+endif
 
 # The kernel's image, headers and vmlinux (cached).
 kernel-setup:
@@ -183,9 +208,12 @@ style: host-setup $(CHECKPATCH)
 	cppcheck --enable=warning,style,performance,portability \
 		--error-exitcode=1 --quiet -I include/uapi -I userlib userlib/*.c
 
+# The build's own status goes into the log too: tee's would hide it.
 style-build:
 	touch module/*.c
-	$(KBUILD) C=1 W=1 modules 2>&1 | tee build/style.log
+	{ $(KBUILD) C=1 W=1 modules 2>&1; echo "build exit $$?"; } | \
+		tee build/style.log
+	grep -qx 'build exit 0' build/style.log
 	! grep -E 'warning:|error:' build/style.log
 
 install: lib
