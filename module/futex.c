@@ -170,17 +170,17 @@ static_assert(offsetof(struct futex_bucket_ref, fph) == FUTEX_BUCKET_REF_FPH);
 static struct futex_hash_bucket *
 pollfs_futex_q_lock(struct pollfs_futex_wait *w, struct futex_private_hash **fph)
 {
-	struct futex_bucket_ref ref = pollfs_ksyms.futex_hash(q_key(w->q));
+	struct futex_bucket_ref ref = pollfs_call(futex_hash)(q_key(w->q));
 
 	*fph = ref.fph;
-	pollfs_ksyms.futex_q_lock(wait_q(w), ref.hb);
+	pollfs_call(futex_q_lock)(wait_q(w), ref.hb);
 	return ref.hb;
 }
 
 static void pollfs_futex_bucket_put(struct futex_private_hash *fph)
 {
 	if (fph)
-		pollfs_ksyms.futex_private_hash_put(fph);
+		pollfs_call(futex_private_hash_put)(fph);
 }
 
 /* Armed by the writer, in its own address space (current->mm). */
@@ -194,7 +194,7 @@ static int pollfs_futex_hold_mm(struct pollfs_futex *f)
 			break;
 	if (i == f->nr)
 		return 0;
-	err = pollfs_ksyms.futex_hash_allocate_default();
+	err = pollfs_call(futex_hash_allocate_default)();
 	if (err)
 		return err;
 	mmget(f->mm);
@@ -210,7 +210,7 @@ static struct futex_hash_bucket *
 pollfs_futex_q_lock(struct pollfs_futex_wait *w, struct futex_private_hash **fph)
 {
 	*fph = NULL;
-	return pollfs_ksyms.futex_q_lock(wait_q(w));
+	return pollfs_call(futex_q_lock)(wait_q(w));
 }
 
 static void pollfs_futex_bucket_put(struct futex_private_hash *fph)
@@ -244,11 +244,11 @@ static int pollfs_futex_key(struct pollfs_futex_wait *w)
 	bool shared = w->ev.flags & POLLFS_FUTEX_SHARED;
 
 #ifdef POLLFS_FUTEX_KEY_FLAGS
-	return pollfs_ksyms.get_futex_key(wait_uaddr(w),
+	return pollfs_call(get_futex_key)(wait_uaddr(w),
 					  0x0002 | (shared ? 0x0010 : 0),
 					  &w->key, FUTEX_ACCESS_READ);
 #else
-	return pollfs_ksyms.get_futex_key(wait_uaddr(w), shared, &w->key,
+	return pollfs_call(get_futex_key)(wait_uaddr(w), shared, &w->key,
 					  FUTEX_ACCESS_READ);
 #endif
 }
@@ -261,9 +261,9 @@ static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
 				      struct futex_hash_bucket *hb)
 {
 #ifdef POLLFS_FUTEX_QUEUE_TASK
-	pollfs_ksyms.__futex_queue(wait_q(w), hb, &init_task);
+	pollfs_call(__futex_queue)(wait_q(w), hb, &init_task);
 #else
-	pollfs_ksyms.__futex_queue(wait_q(w), hb);
+	pollfs_call(__futex_queue)(wait_q(w), hb);
 #endif
 	WRITE_ONCE(*q_task(w->q), &init_task);
 	w->queued = true;
@@ -297,7 +297,7 @@ static void pollfs_futex_woken(struct pollfs_futex_wait *w)
 static void pollfs_futex_wake(struct wake_q_head *wake_q, struct futex_q *q)
 {
 	pollfs_futex_woken((struct pollfs_futex_wait *)q);
-	pollfs_ksyms.__futex_wake_mark(q);
+	pollfs_call(__futex_wake_mark)(q);
 }
 
 static void pollfs_futex_set_wake(struct pollfs_futex_wait *w)
@@ -380,7 +380,7 @@ static void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	if (!w->queued)
 		return;
 	w->queued = false;
-	if (!pollfs_ksyms.futex_unqueue(wait_q(w))) {
+	if (!pollfs_call(futex_unqueue)(wait_q(w))) {
 		/* Pairs with the release store of NULL to lock_ptr. */
 		smp_rmb();
 		w->woken = true;
@@ -460,7 +460,7 @@ retry:
 			pollfs_futex_bucket_put(fph);
 			continue;
 		}
-		pollfs_ksyms.futex_q_unlock(hb);
+		pollfs_call(futex_q_unlock)(hb);
 		__release(q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
 
@@ -630,7 +630,7 @@ retry:
 		ret = pollfs_futex_get_value_locked(&uval, wait_uaddr(w));
 	}
 	if (ret) {
-		pollfs_ksyms.futex_q_unlock(hb);
+		pollfs_call(futex_q_unlock)(hb);
 		__release(q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
 		/* The page was not present: fault it in unlocked, retry. */

@@ -5,23 +5,38 @@
  * kallsyms_lookup_name() itself is not exported; registering a kprobe on
  * it makes the kprobe core look its address up for us.  Every symbol of
  * module/internals.list is resolved once, at load time, and a missing
- * one refuses the load with its name.
+ * one refuses the load with its name.  Functions, kallsyms_lookup_name()
+ * too, are reached through static calls (see ksyms.h: IBT).
  */
 
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
 
+#define POLLFS_KSYMS_DEFINE
 #include "ksyms.h"
 
 struct pollfs_ksyms pollfs_ksyms;
 
+DEFINE_STATIC_CALL_NULL(pollfs_kallsyms_lookup_name, kallsyms_lookup_name);
+
+static const struct {
+	const char *name;
+	struct static_call_key *key;
+	void *tramp;
+} pollfs_ksym_funcs[] = {
+#define X(name) { #name, &STATIC_CALL_KEY(pollfs_##name),		\
+		  STATIC_CALL_TRAMP_ADDR(pollfs_##name) },
+	POLLFS_KSYM_FUNCS(X)
+#undef X
+};
+
 static const struct {
 	const char *name;
 	size_t offset;
-} pollfs_ksym_slots[] = {
+} pollfs_ksym_vars[] = {
 #define X(name) { #name, offsetof(struct pollfs_ksyms, name) },
-	POLLFS_KSYMS(X)
+	POLLFS_KSYM_VARS(X)
 #undef X
 };
 
@@ -49,22 +64,39 @@ static unsigned long pollfs_function_start(unsigned long addr)
 	return addr - offset;
 }
 
-static int pollfs_ksyms_resolve(unsigned long (*lookup_name)(const char *))
+static unsigned long pollfs_ksym_lookup(const char *name)
+{
+	unsigned long addr = static_call(pollfs_kallsyms_lookup_name)(name);
+
+	if (!addr)
+		pr_err("kernel symbol %s not found; this kernel is not supported\n",
+		       name);
+	return addr;
+}
+
+static int pollfs_ksyms_resolve(void)
 {
 	unsigned long addr;
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(pollfs_ksym_slots); i++) {
-		addr = lookup_name(pollfs_ksym_slots[i].name);
+	for (i = 0; i < ARRAY_SIZE(pollfs_ksym_funcs); i++) {
+		addr = pollfs_ksym_lookup(pollfs_ksym_funcs[i].name);
 		if (!addr) {
-			pr_err("kernel symbol %s not found; this kernel is not supported\n",
-			       pollfs_ksym_slots[i].name);
+			err = -ENOENT;
+			continue;
+		}
+		__static_call_update(pollfs_ksym_funcs[i].key,
+				     pollfs_ksym_funcs[i].tramp, (void *)addr);
+	}
+	for (i = 0; i < ARRAY_SIZE(pollfs_ksym_vars); i++) {
+		addr = pollfs_ksym_lookup(pollfs_ksym_vars[i].name);
+		if (!addr) {
 			err = -ENOENT;
 			continue;
 		}
 		*(unsigned long *)((char *)&pollfs_ksyms +
-				   pollfs_ksym_slots[i].offset) = addr;
+				   pollfs_ksym_vars[i].offset) = addr;
 	}
 	return err;
 }
@@ -88,5 +120,7 @@ int pollfs_ksyms_init(void)
 		       kp.addr);
 		return -ENOENT;
 	}
-	return pollfs_ksyms_resolve((void *)addr);
+	static_call_update(pollfs_kallsyms_lookup_name,
+			   (typeof(&kallsyms_lookup_name))addr);
+	return pollfs_ksyms_resolve();
 }

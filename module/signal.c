@@ -76,7 +76,7 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	psi->psi_errno = info->si_errno;
 	psi->psi_code = info->si_code;
 
-	switch (pollfs_ksyms.siginfo_layout(info->si_signo, info->si_code)) {
+	switch (pollfs_call(siginfo_layout)(info->si_signo, info->si_code)) {
 	case SIL_KILL:
 		psi->psi_pid = info->si_pid;
 		psi->psi_uid = info->si_uid;

@@ -312,7 +312,7 @@ static ktime_t pollfs_timer_remaining(struct pollfs_timer *t)
 
 static ktime_t pollfs_timer_to_host(clockid_t clockid, ktime_t tim)
 {
-	return pollfs_ksyms.do_timens_ktime_to_host(clockid, tim,
+	return pollfs_call(do_timens_ktime_to_host)(clockid, tim,
 			&current->nsproxy->time_ns->offsets);
 }
 
