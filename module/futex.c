@@ -44,12 +44,18 @@
  *  - Where a process's private futexes hash into a table of its own
  *    (6.16 and later), that table is freed with the address space's
  *    last user (__mmput()), whatever is queued on it: a FUTEX_WAIT task
- *    is one of those users, an object is not.  So an object armed with
- *    private records holds a user (mmget) until it is disarmed: after
- *    the writer's exit or exec, its address space lives on until the
- *    object is closed or written.  The table is made before the first
- *    wait is queued (futex_hash_allocate_default(), as io_uring does),
- *    because one made later, when a second thread starts, would not take
+ *    is one of those users, an object is not.  Holding a user would keep
+ *    a dead process's memory for as long as the object lives, and for
+ *    ever when the object's file is held by what that address space
+ *    owns (an AIO poll request on it).  So an mmu_notifier, one per
+ *    address space with objects armed privately on it, takes their
+ *    waits off at its release, which exit_mmap() calls before the table
+ *    is freed; they then never fire, as on older kernels.  A wait is
+ *    queued only while its address space has a user (the writer, or
+ *    the reader's mmget()), so never after that release; it is taken
+ *    off under the notifier's mutex.  The table is made before the
+ *    first wait is queued (futex_hash_allocate_default(), as io_uring
+ *    does): one made later, when a second thread starts, would not take
  *    the waiters already in the global hash.
  *
  * A watched set (POLLFS_FUTEX_WATCH) stays armed: a read takes each
@@ -65,6 +71,7 @@
 #include <linux/highmem.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/mmu_notifier.h>
 #include <linux/pollfs.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -97,7 +104,8 @@ struct pollfs_futex {
 	bool fired;
 	struct mutex lock;	/* serializes write, read and release */
 	struct mm_struct *mm;	/* the writer's, held while armed */
-	bool mm_user;		/* and a user of it too (private hash) */
+	struct pollfs_futex_mm *fmm;	/* its notifier, once armed privately */
+	struct list_head fmm_link;	/* on @fmm's list while armed */
 	bool watch;		/* armed with POLLFS_FUTEX_WATCH */
 	unsigned int nr;	/* records in @waits armed by the last write */
 	unsigned int nr_pending;
@@ -183,9 +191,66 @@ static void pollfs_futex_bucket_put(struct futex_private_hash *fph)
 		pollfs_call(futex_private_hash_put)(fph);
 }
 
-/* Armed by the writer, in its own address space (current->mm). */
-static int pollfs_futex_hold_mm(struct pollfs_futex *f)
+/* The objects armed privately on one address space (see the top). */
+struct pollfs_futex_mm {
+	struct mmu_notifier mn;
+	struct mutex lock;	/* taking waits off, by objects and release */
+	struct list_head objects;
+};
+
+static void pollfs_futex_unqueue(struct pollfs_futex_wait *w);
+
+/* The address space's end, before its private futex table is freed. */
+static void pollfs_futex_mm_release(struct mmu_notifier *mn,
+				    struct mm_struct *mm)
 {
+	struct pollfs_futex_mm *fmm = container_of(mn, struct pollfs_futex_mm,
+						   mn);
+	struct pollfs_futex *f, *next;
+	unsigned int i;
+
+	mutex_lock(&fmm->lock);
+	list_for_each_entry_safe(f, next, &fmm->objects, fmm_link) {
+		for (i = 0; i < f->nr; i++)
+			pollfs_futex_unqueue(&f->waits[i]);
+		list_del_init(&f->fmm_link);
+	}
+	mutex_unlock(&fmm->lock);
+}
+
+static struct mmu_notifier *pollfs_futex_mm_alloc(struct mm_struct *mm)
+{
+	struct pollfs_futex_mm *fmm = kzalloc(sizeof(*fmm), GFP_KERNEL);
+
+	if (!fmm)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&fmm->lock);
+	INIT_LIST_HEAD(&fmm->objects);
+	return &fmm->mn;
+}
+
+static void pollfs_futex_mm_free(struct mmu_notifier *mn)
+{
+	struct pollfs_futex_mm *fmm = container_of(mn, struct pollfs_futex_mm,
+						   mn);
+
+	mutex_destroy(&fmm->lock);
+	kfree(fmm);
+}
+
+static const struct mmu_notifier_ops pollfs_futex_mm_ops = {
+	.release	= pollfs_futex_mm_release,
+	.alloc_notifier	= pollfs_futex_mm_alloc,
+	.free_notifier	= pollfs_futex_mm_free,
+};
+
+/*
+ * Armed by the writer, in its own address space (current->mm, f->mm):
+ * the table made, and the object on its address space's notifier.
+ */
+static int pollfs_futex_track(struct pollfs_futex *f)
+{
+	struct mmu_notifier *mn;
 	unsigned int i;
 	int err;
 
@@ -197,9 +262,38 @@ static int pollfs_futex_hold_mm(struct pollfs_futex *f)
 	err = pollfs_call(futex_hash_allocate_default)();
 	if (err)
 		return err;
-	mmget(f->mm);
-	f->mm_user = true;
+	if (f->fmm && f->fmm->mn.mm != f->mm) {
+		mmu_notifier_put(&f->fmm->mn);
+		f->fmm = NULL;
+	}
+	if (!f->fmm) {
+		mn = mmu_notifier_get(&pollfs_futex_mm_ops, f->mm);
+		if (IS_ERR(mn))
+			return PTR_ERR(mn);
+		f->fmm = container_of(mn, struct pollfs_futex_mm, mn);
+	}
+	mutex_lock(&f->fmm->lock);
+	list_add(&f->fmm_link, &f->fmm->objects);
+	mutex_unlock(&f->fmm->lock);
 	return 0;
+}
+
+/* The lock to take waits off under, NULL if none is needed. */
+static struct mutex *pollfs_futex_track_lock(struct pollfs_futex *f)
+{
+	return list_empty(&f->fmm_link) ? NULL : &f->fmm->lock;
+}
+
+static void pollfs_futex_put_mm(struct pollfs_futex *f)
+{
+	if (f->fmm)
+		mmu_notifier_put(&f->fmm->mn);
+}
+
+/* At unload: every notifier freed (their free runs after SRCU). */
+static void pollfs_futex_sync_mm(void)
+{
+	mmu_notifier_synchronize();
 }
 #elif defined(POLLFS_FUTEX_Q_LOCK_HB)
 #error "this kernel's futex_q_lock() takes a bucket but it has no futex_hash()"
@@ -217,22 +311,24 @@ static void pollfs_futex_bucket_put(struct futex_private_hash *fph)
 {
 }
 
-static int pollfs_futex_hold_mm(struct pollfs_futex *f)
+static int pollfs_futex_track(struct pollfs_futex *f)
 {
 	return 0;
 }
-#endif
 
-/* Mutex held: the end of an arming. */
-static void pollfs_futex_release_mm(struct pollfs_futex *f)
+static struct mutex *pollfs_futex_track_lock(struct pollfs_futex *f)
 {
-	/* Not __mmput() here, under our mutex: a worker's, if last. */
-	if (f->mm_user)
-		mmput_async(f->mm);
-	f->mm_user = false;
-	mmdrop(f->mm);
-	f->mm = NULL;
+	return NULL;
 }
+
+static void pollfs_futex_put_mm(struct pollfs_futex *f)
+{
+}
+
+static void pollfs_futex_sync_mm(void)
+{
+}
+#endif
 
 /*
  * get_futex_key()'s second argument: bool fshared until 6.6, since 6.7
@@ -387,17 +483,32 @@ static void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	}
 }
 
+/* Off its address space's notifier, every wait off its chain. */
+static void pollfs_futex_untrack(struct pollfs_futex *f)
+{
+	struct mutex *lock = pollfs_futex_track_lock(f);
+	unsigned int i;
+
+	if (lock)
+		mutex_lock(lock);
+	for (i = 0; i < f->nr; i++)
+		pollfs_futex_unqueue(&f->waits[i]);
+	list_del_init(&f->fmm_link);
+	if (lock)
+		mutex_unlock(lock);
+	mmdrop(f->mm);
+	f->mm = NULL;
+}
+
 /* Drop every queued wait, keeping the woken records.  Mutex held. */
 static void pollfs_futex_disarm(struct pollfs_futex *f)
 {
 	unsigned int i;
 
+	pollfs_futex_untrack(f);
 	f->nr_pending = 0;
-	for (i = 0; i < f->nr; i++) {
-		pollfs_futex_unqueue(&f->waits[i]);
+	for (i = 0; i < f->nr; i++)
 		f->nr_pending += f->waits[i].woken;
-	}
-	pollfs_futex_release_mm(f);
 	pollfs_futex_set_state(f, f->nr_pending ? POLLFS_FUTEX_PENDING :
 						  POLLFS_FUTEX_UNARMED);
 }
@@ -508,6 +619,7 @@ static int pollfs_futex_arm(struct pollfs_futex *f, struct iov_iter *from,
 		return ret;
 	for (i = 0; i < nr; i++) {
 		w = &f->waits[i];
+		w->queued = false;
 		if (copy_from_iter(&w->ev, sizeof(w->ev), from) !=
 		    sizeof(w->ev))
 			return -EFAULT;
@@ -526,14 +638,15 @@ static int pollfs_futex_arm(struct pollfs_futex *f, struct iov_iter *from,
 	f->nr = nr;
 	f->mm = current->mm;
 	mmgrab(f->mm);
-	ret = pollfs_futex_hold_mm(f);
+	ret = pollfs_futex_track(f);
 	if (!ret) {
 		pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
 		ret = pollfs_futex_queue_all(f);
 	}
 	if (ret) {
+		/* Whatever was queued is off already; off the list too. */
+		pollfs_futex_untrack(f);
 		f->nr = 0;
-		pollfs_futex_release_mm(f);
 		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
 	}
 	return ret;
@@ -568,8 +681,7 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
  * word there, to read it under the bucket lock through the kernel's
  * mapping.  A pin (FOLL_PIN), not a reference: it unshares an anonymous
  * page that fork left shared copy-on-write, so the page read is the one
- * the writer's next store goes to.  An address space that is gone can
- * hold no word to watch.
+ * the writer's next store goes to.  The caller holds a user of that mm.
  */
 static int pollfs_futex_pin_word(struct pollfs_futex *f,
 				 struct pollfs_futex_wait *w,
@@ -577,8 +689,6 @@ static int pollfs_futex_pin_word(struct pollfs_futex *f,
 {
 	long pinned;
 
-	if (!mmget_not_zero(f->mm))
-		return -EFAULT;
 	mmap_read_lock(f->mm);
 #if defined(POLLFS_PIN_REMOTE)
 	pinned = pin_user_pages_remote(f->mm, w->ev.addr, 1, 0, page, NULL);
@@ -589,7 +699,6 @@ static int pollfs_futex_pin_word(struct pollfs_futex *f,
 #error "this kernel's pin_user_pages_remote() has a shape pollfs does not know"
 #endif
 	mmap_read_unlock(f->mm);
-	mmput(f->mm);
 	return pinned == 1 ? 0 : -EFAULT;
 }
 
@@ -682,8 +791,19 @@ static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
 	if (!w)
 		return -EAGAIN;
 
-	pollfs_futex_unqueue(w);
-	ret = pollfs_futex_rewatch(f, w);
+	/*
+	 * A user of the writer's address space, held while the wait is
+	 * taken off and queued again; an address space that is gone can
+	 * hold no word to watch.  Its last put may free it: not here,
+	 * under the mutex, but in a worker.
+	 */
+	if (mmget_not_zero(f->mm)) {
+		pollfs_futex_unqueue(w);
+		ret = pollfs_futex_rewatch(f, w);
+		mmput_async(f->mm);
+	} else {
+		ret = -EFAULT;
+	}
 	if (ret) {
 		pollfs_futex_drop(f);
 		return ret;
@@ -780,6 +900,7 @@ static void pollfs_futex_release(struct pollfs_object *obj)
 
 	if (f->state == POLLFS_FUTEX_ARMED)
 		pollfs_futex_disarm(f);
+	pollfs_futex_put_mm(f);
 	kvfree(f->waits);
 	mutex_destroy(&f->lock);
 	kmem_cache_free(pollfs_futex_cache, f);
@@ -803,6 +924,7 @@ static int pollfs_futex_create(const void __user *arg)
 		return -ENOMEM;
 	init_waitqueue_head(&f->wqh);
 	mutex_init(&f->lock);
+	INIT_LIST_HEAD(&f->fmm_link);
 
 	fd = pollfs_install(&f->obj, &pollfs_futex_kind, flags);
 	if (fd < 0)
@@ -822,6 +944,7 @@ static int pollfs_futex_init(void)
 static void pollfs_futex_exit(void)
 {
 	pollfs_futex_unprobe();
+	pollfs_futex_sync_mm();
 	kmem_cache_destroy(pollfs_futex_cache);
 }
 
