@@ -278,10 +278,13 @@ static int pollfs_futex_track(struct pollfs_futex *f)
 	return 0;
 }
 
-/* The lock to take waits off under, NULL if none is needed. */
+/*
+ * The lock to take waits off under, NULL if none is needed: the
+ * notifier's, once there is one, whether or not its release came.
+ */
 static struct mutex *pollfs_futex_track_lock(struct pollfs_futex *f)
 {
-	return list_empty(&f->fmm_link) ? NULL : &f->fmm->lock;
+	return f->fmm ? &f->fmm->lock : NULL;
 }
 
 static void pollfs_futex_put_mm(struct pollfs_futex *f)
