@@ -2415,6 +2415,9 @@ static void child_main(uint64_t cseed)
 			atomic_store(&slots[i].kind, k);
 			atomic_store(&slots[i].ctx, 0);
 		}
+		/* another AIO object under the same number: its own context */
+		if (k == K_AIO)
+			atomic_store(&slots[i].ctx, aio_fd_ctx(W_FD(w)));
 	}
 	guard_init();
 	until = pt_mono() + MS(50 + rn(750));
