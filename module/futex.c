@@ -268,6 +268,13 @@ static int pollfs_futex_track(struct pollfs_futex *f)
 	}
 	if (!f->fmm) {
 		mn = mmu_notifier_get(&pollfs_futex_mm_ops, f->mm);
+		/*
+		 * Its first registration on an mm takes every lock of the
+		 * address space, and gives up at a signal: the write is
+		 * then made again after the handler, never EINTR.
+		 */
+		if (mn == ERR_PTR(-EINTR))
+			return -ERESTARTNOINTR;
 		if (IS_ERR(mn))
 			return PTR_ERR(mn);
 		f->fmm = container_of(mn, struct pollfs_futex_mm, mn);
