@@ -176,7 +176,8 @@ static void test_relative(void)
 	t1 = pt_mono();
 	CHECK_RANGE(ev.expirations, 2, (t1 - t0) / MS(20));
 	CHECK_EQ(pt_ts_ns(&ev.interval), MS(20));
-	CHECK_RANGE(pt_ts_ns(&ev.remaining), 1, MS(20));
+	/* 0: the next expiry came while the reader was delayed */
+	CHECK_RANGE(pt_ts_ns(&ev.remaining), 0, MS(20));
 	CHECK_SYS(close(fd));
 }
 
