@@ -162,6 +162,9 @@ static int pollfs_futex_get_value_locked(u32 *dest, u32 __user *from)
 	!defined(POLLFS_FUTEX_HASH_ALLOCATE) || !defined(FUTEX_BUCKET_REF_SIZE)
 #error "this kernel has futex_hash() but not the rest of the private hash API pollfs knows"
 #endif
+#if !IS_ENABLED(CONFIG_MMU_NOTIFIER)
+#error "with per-process futex tables, futex objects need CONFIG_MMU_NOTIFIER"
+#endif
 struct futex_bucket_ref {
 	struct futex_hash_bucket *hb;
 	struct futex_private_hash *fph;
