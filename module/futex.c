@@ -780,7 +780,7 @@ static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
 {
 	struct pollfs_futex_wait *w = NULL;
 	unsigned int i;
-	bool fired;
+	bool fired, other;
 	int ret;
 
 	spin_lock_irq(&f->wqh.lock);
@@ -806,16 +806,19 @@ static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
 
 	/*
 	 * A user of the writer's address space, held while the wait is
-	 * taken off and queued again; an address space that is gone can
-	 * hold no word to watch.  Its last put may free it: not here,
+	 * taken off and queued again: the reader itself, in that address
+	 * space, or a reference taken here; an address space that is gone
+	 * can hold no word to watch.  Its last put may free it: not here,
 	 * under the mutex, but in a worker.
 	 */
-	if (mmget_not_zero(f->mm)) {
+	other = current->mm != f->mm;
+	if (other && !mmget_not_zero(f->mm)) {
+		ret = -EFAULT;
+	} else {
 		pollfs_futex_unqueue(w);
 		ret = pollfs_futex_rewatch(f, w);
-		mmput_async(f->mm);
-	} else {
-		ret = -EFAULT;
+		if (other)
+			mmput_async(f->mm);
 	}
 	if (ret) {
 		pollfs_futex_drop(f);
