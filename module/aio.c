@@ -26,10 +26,15 @@
  * each entry of the queue for a struct aio_waiter and calls no entry's
  * function; kill_ioctx() still does.  On such kernels the entry is an
  * aio_waiter whose min_nr no ring ever reaches, so aio_complete() leaves
- * it alone, and an fprobe at aio_complete()'s return queues the work of
- * each of our entries on the completion's context, under the queue's
- * lock as the wake function would.  The context is alive then: the
- * completing iocb holds a reference on it until after that return.
+ * it alone; an fprobe at aio_complete()'s entry hooks its return, which
+ * queues the work of each of our entries on the completion's context,
+ * under the queue's lock as the wake function would.  The context is
+ * alive then: the completing iocb holds a reference on it until after
+ * that return.  The return is hooked with rethook, the trampoline of
+ * kretprobes, not with an fprobe exit handler: since 6.14 those run from
+ * the function-graph tracer's return_to_handler, whose unwind data in
+ * 7.3 make a stack trace taken by an interrupt at its last instructions
+ * print "stack going in the wrong direction?" (module/README.md).
  *
  * The context's layout comes from the target kernel's BTF
  * (module/internals.list).
@@ -42,6 +47,7 @@
 #include <linux/nospec.h>
 #include <linux/pollfs.h>
 #include <linux/rcupdate.h>
+#include <linux/rethook.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -159,34 +165,49 @@ static void pollfs_aio_wake(struct irq_work *work)
 static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
 
-/* The handlers' registers: fprobe on the function-graph tracer (6.14). */
+#if !defined(POLLFS_RETHOOK) || !defined(POLLFS_RETHOOK_TRY_GET) || \
+	!defined(POLLFS_RETHOOK_HOOK) || !defined(POLLFS_RETHOOK_FREE)
+#error "on a kernel with struct aio_waiter, AIO objects need CONFIG_RETHOOK"
+#endif
+
+/*
+ * The entry handler's registers: fprobe's rewrite on the function-graph
+ * tracer (6.14) passes a struct ftrace_regs, which rethook_hook() reads
+ * (the stack pointer alone, on x86) as the struct pt_regs it holds.
+ */
 #ifdef FPROBE_NR_MAXACTIVE
 #define pollfs_fprobe_regs		pt_regs
 #define pollfs_fprobe_arg(regs, n)	regs_get_kernel_argument(regs, n)
+#define pollfs_fprobe_pt_regs(regs, buf) (regs)
 #else
 #define pollfs_fprobe_regs		ftrace_regs
 #define pollfs_fprobe_arg(regs, n)	ftrace_regs_get_argument(regs, n)
+#define pollfs_fprobe_pt_regs(regs, buf) ftrace_partial_regs(regs, buf)
 #endif
 
-/* Entry of aio_complete(iocb): note the iocb's context for the return. */
-static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
-				     unsigned long ret_ip,
-				     struct pollfs_fprobe_regs *regs,
-				     void *data)
-{
-	void *iocb = (void *)pollfs_fprobe_arg(regs, 0);
+/* A pending return of aio_complete(): the completion's context. */
+struct pollfs_aio_return {
+	struct rethook_node node;
+	void *ctx;
+};
 
-	*(void **)data = *(void **)(iocb + AIO_KIOCB_CTX);
-	return 0;
-}
+/*
+ * Completions nest (an interrupt's inside a task's) and a task may be
+ * preempted in one, so returns pending at once are not bounded by the
+ * CPUs: the pool is as large as 6.12's fprobes made theirs, and the
+ * first completion that finds it empty is told in the kernel log.
+ */
+#define POLLFS_AIO_RETURNS_PER_CPU	64
+
+static struct rethook *pollfs_aio_rethook;
 
 /* Return of aio_complete(): the completion is in the ring. */
-static void pollfs_aio_complete_exit(struct fprobe *fp, unsigned long ip,
-				     unsigned long ret_ip,
-				     struct pollfs_fprobe_regs *regs,
-				     void *data)
+static void pollfs_aio_complete_return(struct rethook_node *node, void *data,
+				       unsigned long ret_addr,
+				       struct pt_regs *regs)
 {
-	wait_queue_head_t *wq = kioctx_wait(*(void **)data);
+	void *ctx = container_of(node, struct pollfs_aio_return, node)->ctx;
+	wait_queue_head_t *wq = kioctx_wait(ctx);
 	wait_queue_entry_t *w;
 	unsigned long flags;
 
@@ -201,30 +222,55 @@ static void pollfs_aio_complete_exit(struct fprobe *fp, unsigned long ip,
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
+/*
+ * Entry of aio_complete(iocb): hook its return.  The iocb holds its
+ * context until after that return, so the context is alive there.
+ */
+static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
+				     unsigned long ret_ip,
+				     struct pollfs_fprobe_regs *regs,
+				     void *data)
+{
+	void *iocb = (void *)pollfs_fprobe_arg(regs, 0);
+	struct pollfs_aio_return *ret;
+	struct rethook_node *node;
+	struct pt_regs buf;
+
+	node = pollfs_call(rethook_try_get)(pollfs_aio_rethook);
+	if (unlikely(!node)) {
+		pr_warn_once("more than %d AIO completions per CPU at once: an AIO object may miss one\n",
+			     POLLFS_AIO_RETURNS_PER_CPU);
+		return 0;
+	}
+	ret = container_of(node, struct pollfs_aio_return, node);
+	ret->ctx = *(void **)(iocb + AIO_KIOCB_CTX);
+	pollfs_call(rethook_hook)(node, pollfs_fprobe_pt_regs(regs, &buf), true);
+	return 0;
+}
+
 static struct fprobe pollfs_aio_fprobe = {
-	.entry_handler		= pollfs_aio_complete_entry,
-	.exit_handler		= pollfs_aio_complete_exit,
-	.entry_data_size	= sizeof(void *),
+	.entry_handler	= pollfs_aio_complete_entry,
 };
 
 static struct pollfs_once pollfs_aio_fprobed =
 	POLLFS_ONCE_INIT(pollfs_aio_fprobed);
 
-/*
- * Completions nest (an interrupt's inside a task's): before the rewrite
- * on the function-graph tracer, room for many returns pending on each
- * CPU, or a wake is missed; since, each return has its own stack slot.
- */
 static int pollfs_aio_fprobe_install(void)
 {
 	int err;
 
-#ifdef FPROBE_NR_MAXACTIVE
-	pollfs_aio_fprobe.nr_maxactive = 64 * num_possible_cpus();
-#endif
+	pollfs_aio_rethook =
+		pollfs_call(rethook_alloc)(NULL, pollfs_aio_complete_return,
+					   sizeof(struct pollfs_aio_return),
+					   POLLFS_AIO_RETURNS_PER_CPU *
+					   num_possible_cpus());
+	if (IS_ERR(pollfs_aio_rethook))
+		return PTR_ERR(pollfs_aio_rethook);
 	err = register_fprobe(&pollfs_aio_fprobe, "aio_complete", NULL);
-	if (err)
+	if (err) {
 		pr_err("cannot probe aio_complete (%d)\n", err);
+		pollfs_call(rethook_free)(pollfs_aio_rethook);
+	}
 	return err;
 }
 
@@ -234,10 +280,18 @@ static int pollfs_aio_probe(void)
 	return pollfs_once(&pollfs_aio_fprobed, pollfs_aio_fprobe_install);
 }
 
+/*
+ * Returns still pending call no handler once the rethook is freed; the
+ * grace period waits out a handler already running (rethook runs them
+ * with preemption off).
+ */
 static void pollfs_aio_unprobe(void)
 {
-	if (pollfs_aio_fprobed.done)
-		unregister_fprobe(&pollfs_aio_fprobe);
+	if (!pollfs_aio_fprobed.done)
+		return;
+	unregister_fprobe(&pollfs_aio_fprobe);
+	pollfs_call(rethook_free)(pollfs_aio_rethook);
+	synchronize_rcu();
 }
 
 static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)

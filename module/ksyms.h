@@ -21,6 +21,7 @@
 #include <linux/futex.h>
 #include <linux/ktime.h>
 #include <linux/mm_types.h>
+#include <linux/rethook.h>
 #include <linux/signal.h>
 #include <linux/static_call.h>
 #include <linux/time_namespace.h>

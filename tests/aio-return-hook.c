@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where aio_complete() wakes only aio_waiters (6.7 on), pollfs probes it
+ * and hooks its return: with rethook, kretprobe's trampoline, never with
+ * the function-graph tracer's return_to_handler, whose unwind data in
+ * 7.3 make a stack trace taken by an interrupt at its last instructions
+ * print "stack going in the wrong direction?".  With an AIO object open
+ * and a completion seen through it, tracefs's enabled_functions must show
+ * aio_complete() on a plain ftrace_ops callback alone.  Kernels that wake
+ * AIO objects through the context's queue (6.1) have no probe there and
+ * skip.
+ */
+#include "aio.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#define ENABLED "/sys/kernel/tracing/enabled_functions"
+
+int main(void)
+{
+	static char data[64];
+	char line[512], hooked[512] = "";
+	struct iocb cb, *cbp = &cb;
+	aio_context_t ctx;
+	int fd, file;
+	FILE *f;
+
+	pt_watchdog(60);
+	pt_require_root();
+	ctx = ax_setup(4);
+	fd = ax_fd(ctx, 0);
+	file = ax_tmpfile("/tmp", 0);
+	ax_prep_pwrite(&cb, file, data, sizeof(data), 0, 1);
+	ax_submit(ctx, 1, &cbp);
+	ax_expect_avail(fd, ctx, 1);
+
+	if (access(ENABLED, R_OK) &&
+	    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		pt_skip("cannot mount tracefs: %s", strerror(errno));
+	f = fopen(ENABLED, "re");
+	if (!f)
+		pt_skip("no %s: %s", ENABLED, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "aio_complete ", 13))
+			snprintf(hooked, sizeof(hooked), "%s", line);
+	fclose(f);
+	if (!hooked[0])
+		pt_skip("nothing probes aio_complete on this kernel");
+	pt_diag("%s", hooked);
+	CHECK(!strstr(hooked, "graph"));
+	CHECK(strstr(hooked, "fprobe"));
+
+	close(fd);
+	close(file);
+	ax_destroy(ctx);
+	return 0;
+}
