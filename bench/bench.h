@@ -126,6 +126,25 @@ void bench_futex_consume(void *arg);
  * words nobody waits on: the median over @batches of the mean ns per
  * round trip (per call) in a batch.
  */
+/* An eventfd as the wake harness's anchor; arg points to its fd. */
+void bench_eventfd_fire(void *arg);
+void bench_eventfd_consume(void *arg);
+
+/*
+ * One periodic timer (a pollfs timer, or a timerfd) read through epoll
+ * until @expiries expirations were counted: how late each read returned
+ * after the latest expiry it counted.
+ */
+struct timer_run {
+	double p50, p99;	/* lateness, us */
+	double cpu;		/* us of the reader's CPU per wake-up */
+	double per_wake;	/* expirations per wake-up */
+};
+struct timer_run timer_run(bool pollfs, uint64_t period_ns, int expiries);
+/* Its parts: a non-blocking CLOCK_MONOTONIC timer, armed at @start_ns. */
+int bench_timer_open(bool pollfs);
+void bench_timer_arm(bool pollfs, int fd, uint64_t start_ns, uint64_t period_ns);
+
 double futex_pingpong(int batches, int trips);
 double futex_wake_nobody(int batches, int calls);
 

@@ -23,22 +23,6 @@
 
 #include "bench.h"
 
-static void eventfd_fire(void *arg)
-{
-	uint64_t one = 1;
-
-	if (write(*(int *)arg, &one, sizeof(one)) != sizeof(one))
-		die("write the eventfd");
-}
-
-static void eventfd_consume(void *arg)
-{
-	uint64_t count;
-
-	if (read(*(int *)arg, &count, sizeof(count)) != sizeof(count))
-		die("read the eventfd");
-}
-
 enum { EVENTFD, ARMED, WATCHED, KINDS };
 
 static void report(const char *variant, int kind, struct samples *p50,
@@ -84,8 +68,8 @@ int main(int argc, char **argv)
 		.consume = bench_futex_consume, .arg = &w,
 	};
 	ops[EVENTFD] = (struct wake_ops){
-		.fd = efd, .fire = eventfd_fire,
-		.consume = eventfd_consume, .arg = &efd,
+		.fd = efd, .fire = bench_eventfd_fire,
+		.consume = bench_eventfd_consume, .arg = &efd,
 	};
 
 	for (i = 0; i < reps; i++) {

@@ -39,7 +39,6 @@
 #include <liburing.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -276,47 +275,6 @@ static void bench_futex_uring(int reps, int n)
 
 /* timer */
 
-struct timer_run {
-	double p50, p99;	/* lateness, us */
-	double cpu;		/* us per wake-up */
-	double per_wake;	/* expirations per wake-up */
-};
-
-static int timer_open(bool pollfs)
-{
-	int fd;
-
-	if (pollfs)
-		fd = pfs_timer(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-	else
-		fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (fd < 0)
-		die("create a %s", pollfs ? "pollfs timer" : "timerfd");
-	return fd;
-}
-
-static void timer_arm(bool pollfs, int fd, uint64_t start, uint64_t period)
-{
-	struct pollfs_timer_spec spec = {
-		.clockid = CLOCK_MONOTONIC,
-		.flags = POLLFS_TIMER_ABSTIME,
-		.value = { start / 1000000000, start % 1000000000 },
-		.interval = { period / 1000000000, period % 1000000000 },
-	};
-	struct itimerspec its = {
-		.it_value = { start / 1000000000, start % 1000000000 },
-		.it_interval = { period / 1000000000, period % 1000000000 },
-	};
-	int ret;
-
-	if (pollfs)
-		ret = write(fd, &spec, sizeof(spec)) == sizeof(spec) ? 0 : -1;
-	else
-		ret = timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
-	if (ret)
-		die("arm the timer");
-}
-
 static struct timer_run timer_one(bool pollfs, uint64_t period, int expiries)
 {
 	struct pollfs_timer_event ev;
@@ -327,12 +285,12 @@ static struct timer_run timer_one(bool pollfs, uint64_t period, int expiries)
 	struct timer_run r;
 	void *buf;
 
-	fd = timer_open(pollfs);
+	fd = bench_timer_open(pollfs);
 	buf = pollfs ? (void *)&ev : (void *)&ticks;
 	len = pollfs ? sizeof(ev) : sizeof(ticks);
 	samples_clear(&late);
 	start = now_ns() + 2 * period;
-	timer_arm(pollfs, fd, start, period);
+	bench_timer_arm(pollfs, fd, start, period);
 	cpu = thread_cpu_ns();
 	while (total < (uint64_t)expiries) {
 		ring_read(fd, buf, len);
