@@ -26,7 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -35,85 +38,92 @@
 
 static aio_context_t aio_ctx;
 
-/* Part 1: the other live objects, created round robin by kind. */
+/*
+ * Part 1: the other live files, created round robin by kind: pollfs
+ * objects and, as many, their stock twins (a timerfd armed as far ahead,
+ * an eventfd for the futex object, a signalfd, an eventfd for the AIO
+ * object), both sets live through every measurement of a level.
+ */
 
-static int *others;
-static int nothers;
+struct live {
+	int *fd;
+	int n;
+	bool pollfs;
+};
 
-static void others_resize(int target)
+static int live_open(bool pollfs, int kind)
 {
 	struct pollfs_timer_spec later = {
 		.clockid = CLOCK_MONOTONIC,
 		.value = { 3600, 0 },
 	};
+	struct itimerspec its = { .it_value = { 3600, 0 } };
+	sigset_t mask;
 	int fd;
 
-	while (nothers > target)
-		close(others[--nothers]);
-	while (nothers < target) {
-		switch (nothers % 4) {
-		case 0:
+	switch (kind) {
+	case 0:
+		if (pollfs) {
 			fd = pfs_timer(FLAGS);
 			if (fd >= 0 &&
 			    write(fd, &later, sizeof(later)) != sizeof(later))
 				die("arm a timer");
-			break;
-		case 1:
-			fd = pfs_futex(FLAGS);
-			break;
-		case 2:
-			fd = pfs_signal(1ull << (SIGRTMIN - 1), FLAGS);
-			break;
-		default:
-			fd = pfs_aio(aio_ctx, FLAGS);
-			break;
+		} else {
+			fd = timerfd_create(CLOCK_MONOTONIC,
+					    TFD_NONBLOCK | TFD_CLOEXEC);
+			if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL))
+				die("arm a timerfd");
 		}
-		if (fd < 0)
-			die("create live object %d", nothers);
-		others[nothers++] = fd;
+		return fd;
+	case 1:
+		return pollfs ? pfs_futex(FLAGS) :
+				eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	case 2:
+		if (pollfs)
+			return pfs_signal(1ull << (SIGRTMIN - 1), FLAGS);
+		sigemptyset(&mask);
+		sigaddset(&mask, SIGRTMIN);
+		return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	default:
+		return pollfs ? pfs_aio(aio_ctx, FLAGS) :
+				eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	}
 }
 
-/* A 1 ms periodic pollfs timer: p50 lateness and CPU per wake-up, in us. */
-static void timer_run(int expiries, double *p50, double *cpu)
+static void live_resize(struct live *l, int target)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct pollfs_timer_event te;
-	struct pollfs_timer_spec spec = {
-		.clockid = CLOCK_MONOTONIC,
-		.flags = POLLFS_TIMER_ABSTIME,
-		.interval = { 0, 1000000 },
-	};
-	static struct samples late;
-	uint64_t start, t, c, total = 0;
-	int fd, ep, wakes = 0;
-
-	fd = pfs_timer(FLAGS);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (fd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
-		die("timer set-up");
-	samples_clear(&late);
-	start = now_ns() + 2000000;
-	spec.value.tv_sec = start / 1000000000;
-	spec.value.tv_nsec = start % 1000000000;
-	if (write(fd, &spec, sizeof(spec)) != sizeof(spec))
-		die("arm the timer");
-	c = thread_cpu_ns();
-	while (total < (uint64_t)expiries) {
-		if (epoll_wait(ep, &ev, 1, 5000) != 1)
-			die("the timer did not fire for 5 s");
-		if (read(fd, &te, sizeof(te)) != sizeof(te))
-			die("read the timer");
-		t = now_ns();
-		total += te.expirations;
-		wakes++;
-		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
-							     1000000)) / 1e3);
+	while (l->n > target)
+		close(l->fd[--l->n]);
+	while (l->n < target) {
+		l->fd[l->n] = live_open(l->pollfs, l->n % 4);
+		if (l->fd[l->n] < 0)
+			die("create live %s %d", l->pollfs ? "object" : "fd",
+			    l->n);
+		l->n++;
 	}
-	*cpu = (thread_cpu_ns() - c) / 1e3 / wakes;
-	*p50 = samples_quantile(&late, 0.5);
-	close(ep);
-	close(fd);
+}
+
+enum { STOCK, POLLFS, SIDES };
+
+/* Per side, per level index (N = 1, 1k, 100k): four series each. */
+struct live_series {
+	struct samples lat[3], wcpu[3], tlate[3], tcpu[3];
+};
+
+static void live_report(const char *variant, const char *metric,
+			const char *anchor, struct samples *s, int idx)
+{
+	char flat[64];
+
+	bench_report("scale", variant, metric, "us", anchor,
+		     &s[POLLFS * 3 + idx], &s[STOCK * 3 + idx], 1.10);
+	if (!idx)
+		return;
+	snprintf(flat, sizeof(flat), "%s, against N=1", metric);
+	bench_report("scale", variant, flat, "us", "pollfs at N=1",
+		     &s[POLLFS * 3 + idx], &s[POLLFS * 3], 0);
+	bench_report("scale", variant, flat, "us", "stock at N=1",
+		     &s[STOCK * 3 + idx], &s[STOCK * 3], 0);
 }
 
 static void part_live(void)
@@ -122,63 +132,79 @@ static void part_live(void)
 	static const int quick[] = { 1, 1000, 1000, 1 };
 	const int *levels = bench_quick ? quick : full;
 	int nlevels = bench_quick ? 4 : 6;
-	int cycles = 1;
 	int wakes = bench_quick ? 40 : 150;
 	int expiries = bench_quick ? 100 : 250;
-	/* Per level index 0, 1, 2 (N = 1, 1k, 100k): four series. */
-	struct samples lat[3] = {}, wcpu[3] = {}, tlate[3] = {}, tcpu[3] = {};
+	int per_visit = bench_quick ? 1 : 2;
+	/* [side * 3 + level index] */
+	struct samples lat[SIDES * 3] = {}, wcpu[SIDES * 3] = {};
+	struct samples tlate[SIDES * 3] = {}, tcpu[SIDES * 3] = {};
+	struct live live[SIDES] = {
+		[STOCK] = { .pollfs = false }, [POLLFS] = { .pollfs = true },
+	};
 	struct wake_result res = {};
 	struct bench_futex f = {};
-	struct wake_ops ops = {
-		.arm = bench_futex_arm, .fire = bench_futex_fire,
+	struct wake_ops ops[SIDES];
+	const char *names[3] = { "N=1", "1000 other live files",
+				 "100000 other live files" };
+	struct timer_run tr;
+	int efd, l, v, k, side, idx, at;
+
+	for (side = 0; side < SIDES; side++) {
+		live[side].fd = calloc(100000, sizeof(int));
+		if (!live[side].fd)
+			die("out of memory");
+	}
+	f.fd = pfs_futex(FLAGS);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (f.fd < 0 || efd < 0)
+		die("create the futex object and the eventfd");
+	ops[POLLFS] = (struct wake_ops){
+		.fd = f.fd, .arm = bench_futex_arm, .fire = bench_futex_fire,
 		.consume = bench_futex_consume, .arg = &f,
 	};
-	const char *names[3] = { "N=1", "1000 other live objects",
-				 "100000 other live objects" };
-	int per_visit = bench_quick ? 1 : 2;
-	double p50, cpu;
-	int c, l, v, idx;
+	ops[STOCK] = (struct wake_ops){
+		.fd = efd, .fire = bench_eventfd_fire,
+		.consume = bench_eventfd_consume, .arg = &efd,
+	};
 
-	others = calloc(100000, sizeof(*others));
-	if (!others)
-		die("out of memory");
-	f.fd = pfs_futex(FLAGS);
-	if (f.fd < 0)
-		die("create the futex object");
-	ops.fd = f.fd;
-
-	for (c = 0; c < cycles; c++) {
-		for (l = 0; l < nlevels; l++) {
-			others_resize(levels[l]);
-			quiesce();
-			idx = levels[l] == 1 ? 0 : levels[l] == 1000 ? 1 : 2;
-			for (v = 0; v < per_visit; v++) {
-				wake_run(&ops, wakes, &res);
-				samples_add(&lat[idx],
+	for (l = 0; l < nlevels; l++) {
+		live_resize(&live[POLLFS], levels[l]);
+		live_resize(&live[STOCK], levels[l]);
+		quiesce();
+		idx = levels[l] == 1 ? 0 : levels[l] == 1000 ? 1 : 2;
+		for (v = 0; v < per_visit; v++) {
+			for (k = 0; k < SIDES; k++) {
+				side = (l + v + k) % SIDES;	/* A B B A */
+				at = side * 3 + idx;
+				wake_run(&ops[side], wakes, &res);
+				samples_add(&lat[at],
 					    samples_quantile(&res.lat, 0.5) / 1e3);
-				samples_add(&wcpu[idx], res.waiter_cpu / 1e3);
-				timer_run(expiries, &p50, &cpu);
-				samples_add(&tlate[idx], p50);
-				samples_add(&tcpu[idx], cpu);
+				samples_add(&wcpu[at], res.waiter_cpu / 1e3);
+				tr = timer_run(side == POLLFS, 1000000,
+					       expiries);
+				samples_add(&tlate[at], tr.p50);
+				samples_add(&tcpu[at], tr.cpu);
 			}
-			bench_progress("live objects: cycle %d/%d, N=%d",
-				       c + 1, cycles, levels[l]);
 		}
+		bench_progress("live files: N=%d", levels[l]);
 	}
-	others_resize(0);
+	for (side = 0; side < SIDES; side++) {
+		live_resize(&live[side], 0);
+		free(live[side].fd);
+	}
 	close(f.fd);
+	close(efd);
 
-	for (idx = 1; idx < (bench_quick ? 2 : 3); idx++) {
-		bench_report("scale", names[idx], "futex wake-to-epoll p50",
-			     "us", names[0], &lat[idx], &lat[0], 1.10);
-		bench_report("scale", names[idx], "futex waiter CPU per wake-up",
-			     "us", names[0], &wcpu[idx], &wcpu[0], 1.10);
-		bench_report("scale", names[idx], "timer 1ms lateness p50",
-			     "us", names[0], &tlate[idx], &tlate[0], 1.10);
-		bench_report("scale", names[idx], "timer CPU per wake-up",
-			     "us", names[0], &tcpu[idx], &tcpu[0], 1.10);
+	for (idx = 0; idx < (bench_quick ? 2 : 3); idx++) {
+		live_report(names[idx], "futex wake-to-epoll p50", "eventfd",
+			    lat, idx);
+		live_report(names[idx], "futex waiter CPU per wake-up",
+			    "eventfd", wcpu, idx);
+		live_report(names[idx], "timer 1ms lateness p50", "timerfd",
+			    tlate, idx);
+		live_report(names[idx], "timer CPU per wake-up", "timerfd",
+			    tcpu, idx);
 	}
-	free(others);
 	samples_free(&res.lat);
 }
 
@@ -375,7 +401,7 @@ static void part_hash(void)
 int main(int argc, char **argv)
 {
 	bench_init(argc, argv, "scale");
-	raise_nofile(110000);
+	raise_nofile(210000);
 	if (syscall(SYS_io_setup, 8, &aio_ctx))
 		die("io_setup");
 	part_live();
