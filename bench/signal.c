@@ -133,8 +133,8 @@ int main(int argc, char **argv)
 	struct run r;
 
 	bench_init(argc, argv, "signal");
-	n = bench_quick ? 3000 : 100000;
-	reps = bench_quick ? 2 : 4;
+	n = bench_quick ? 3000 : 25000;
+	reps = bench_quick ? 2 : 16;
 	pin_cpu(1);
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);
