@@ -22,6 +22,19 @@
  * IOCB_CMD_POLL of the same context, whose completion takes that lock
  * again.  It queues an irq_work that wakes our own queue instead.
  *
+ * That hop (a self-IPI on x86) is the AIO object's cost over an eventfd
+ * signalled by IOCB_FLAG_RESFD, and the return hook below could not do
+ * without it either: aio_poll_wake() completes a poll request inside the
+ * wake-up of the queue it waits on, under that queue's lock, so when the
+ * request polls this object, or an epoll file this object is in, the
+ * completion's return runs under a lock our wake-up takes again (the
+ * object's queue, or the epoll file's poll_wait).  Only a caller holding
+ * no spinlock could wake directly, and neither hook can tell: the wake
+ * function runs under the queue's lock, the return handler with
+ * preemption off (rethook's).  The irq_work runs once interrupts are on
+ * again, and each of those locks is taken with interrupts off, so none
+ * is held on this CPU then.
+ *
  * Since 6.7 ("aio: obey min_nr when doing wakeups") aio_complete() takes
  * each entry of the queue for a struct aio_waiter and calls no entry's
  * function; kill_ioctx() still does.  On such kernels the entry is an
