@@ -54,7 +54,6 @@ struct pollfs_timer {
 	struct mutex write_lock;	/* one arming at a time */
 	struct list_head cancel_link;	/* on pollfs_timer_cancel_list */
 	bool cancel_listed;	/* on it now */
-	bool cancel_ever;	/* was on it: free after a grace period */
 	struct rcu_head rcu;
 };
 
@@ -142,7 +141,6 @@ static void pollfs_timer_set_cancel(struct pollfs_timer *t, bool on)
 		list_del_rcu(&t->cancel_link);
 	spin_unlock_irq(&pollfs_timer_cancel_lock);
 	t->cancel_listed = on;
-	t->cancel_ever |= on;
 }
 
 static bool pollfs_clock_is_alarm(clockid_t clockid)
@@ -522,11 +520,12 @@ static void pollfs_timer_release(struct pollfs_object *obj)
 	else
 		hrtimer_cancel(&t->t.tmr);
 	mutex_destroy(&t->write_lock);
-	/* A clock-set walk may still be looking at it. */
-	if (t->cancel_ever)
-		call_rcu(&t->rcu, pollfs_timer_free_rcu);
-	else
-		kmem_cache_free(pollfs_timer_cache, t);
+	/*
+	 * A clock-set walk may still be looking at it, if it ever was on the
+	 * CANCEL_ON_SET list; and, as timerfd frees its context, the free is
+	 * then off the closing task's path.
+	 */
+	call_rcu(&t->rcu, pollfs_timer_free_rcu);
 }
 
 static int pollfs_timer_create(const void __user *arg)
