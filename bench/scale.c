@@ -119,7 +119,7 @@ static void live_report(const char *variant, const char *metric,
 		     &s[POLLFS * 3 + idx], &s[STOCK * 3 + idx], 1.10);
 	if (!idx)
 		return;
-	snprintf(flat, sizeof(flat), "%s, against N=1", metric);
+	snprintf(flat, sizeof(flat), "%s vs N=1", metric);
 	bench_report("scale", variant, flat, "us", "pollfs at N=1",
 		     &s[POLLFS * 3 + idx], &s[POLLFS * 3], 0);
 	bench_report("scale", variant, flat, "us", "stock at N=1",
