@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 	bool pollfs;
 
 	bench_init(argc, argv, "aio");
-	reps = bench_quick ? 4 : 64;
+	reps = bench_quick ? 4 : 128;
 	n = bench_quick ? 30 : 120;
 	total = bench_quick ? 400 : 1600;
 

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	int efd, reps, n, i, k, kind;
 
 	bench_init(argc, argv, "futex");
-	reps = bench_quick ? 4 : 64;
+	reps = bench_quick ? 4 : 128;
 	n = bench_quick ? 30 : 120;
 
 	f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);

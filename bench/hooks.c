@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	bench_init(argc, argv, "hooks");
-	cycles = bench_quick ? 1 : 8;
+	cycles = bench_quick ? 1 : 16;
 	batches = bench_quick ? 5 : 11;
 	if (bench_quick) {
 		order = quick;

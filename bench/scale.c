@@ -134,7 +134,7 @@ static void part_live(void)
 	int nlevels = bench_quick ? 4 : 6;
 	int wakes = bench_quick ? 40 : 150;
 	int expiries = bench_quick ? 100 : 250;
-	int per_visit = bench_quick ? 1 : 2;
+	int per_visit = bench_quick ? 1 : 4;
 	/* [side * 3 + level index] */
 	struct samples lat[SIDES * 3] = {}, wcpu[SIDES * 3] = {};
 	struct samples tlate[SIDES * 3] = {}, tcpu[SIDES * 3] = {};

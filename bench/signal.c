@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 
 	bench_init(argc, argv, "signal");
 	n = bench_quick ? 3000 : 25000;
-	reps = bench_quick ? 2 : 16;
+	reps = bench_quick ? 2 : 32;
 	pin_cpu(1);
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);

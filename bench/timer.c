@@ -57,8 +57,8 @@ int main(int argc, char **argv)
 		bench_period("1ms", 1000000, 60, 4);
 		bench_period("100us", 100000, 300, 4);
 	} else {
-		bench_period("1ms", 1000000, 150, 32);
-		bench_period("100us", 100000, 800, 32);
+		bench_period("1ms", 1000000, 150, 64);
+		bench_period("100us", 100000, 800, 64);
 	}
 	return 0;
 }

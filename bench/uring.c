@@ -361,10 +361,10 @@ int main(int argc, char **argv)
 		bench_timer_uring("timer 1ms", 1000000, 60, 4);
 		bench_timer_uring("timer 100us", 100000, 300, 4);
 	} else {
-		bench_futex_uring(48, 120);
+		bench_futex_uring(96, 120);
 		pin_cpu(1);
-		bench_timer_uring("timer 1ms", 1000000, 150, 32);
-		bench_timer_uring("timer 100us", 100000, 800, 32);
+		bench_timer_uring("timer 1ms", 1000000, 150, 64);
+		bench_timer_uring("timer 100us", 100000, 800, 64);
 	}
 	io_uring_queue_exit(&ring);
 	return 0;
