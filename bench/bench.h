@@ -56,6 +56,11 @@ void bench_report(const char *bench, const char *variant, const char *metric,
 		  const char *unit, const char *anchor,
 		  const struct samples *pollfs, const struct samples *base,
 		  double goal);
+/* A row that only reports, of samples not taken side by side. */
+void bench_report_apart(const char *bench, const char *variant,
+			const char *metric, const char *unit,
+			const char *anchor, const struct samples *pollfs,
+			const struct samples *base);
 
 /* pollfs objects through the raw ioctls on one cached /dev/pollfs fd. */
 int pfs_timer(int flags);

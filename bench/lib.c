@@ -168,10 +168,10 @@ double samples_mean(const struct samples *s)
 	return s->n ? sum / s->n : NAN;
 }
 
-void bench_report(const char *bench, const char *variant, const char *metric,
-		  const char *unit, const char *anchor,
-		  const struct samples *pollfs, const struct samples *base,
-		  double goal)
+static void report(const char *bench, const char *variant, const char *metric,
+		   const char *unit, const char *anchor,
+		   const struct samples *pollfs, const struct samples *base,
+		   double goal, bool side_by_side)
 {
 	double p = samples_quantile(pollfs, 0.5);
 	double a = samples_quantile(base, 0.5);
@@ -190,7 +190,7 @@ void bench_report(const char *bench, const char *variant, const char *metric,
 	 * them, alternating: the i-th of each were taken side by side, and
 	 * their ratio is spared most of what the host did to both.
 	 */
-	if (pollfs->n == base->n)
+	if (side_by_side && pollfs->n == base->n)
 		for (i = 0; i < base->n; i++)
 			if (base->v[i] > 0)
 				samples_add(&pairs, pollfs->v[i] / base->v[i]);
@@ -203,6 +203,22 @@ void bench_report(const char *bench, const char *variant, const char *metric,
 	       pairs.n ? samples_quantile(&pairs, 0.75) -
 			 samples_quantile(&pairs, 0.25) : NAN);
 	samples_free(&pairs);
+}
+
+void bench_report(const char *bench, const char *variant, const char *metric,
+		  const char *unit, const char *anchor,
+		  const struct samples *pollfs, const struct samples *base,
+		  double goal)
+{
+	report(bench, variant, metric, unit, anchor, pollfs, base, goal, true);
+}
+
+void bench_report_apart(const char *bench, const char *variant,
+			const char *metric, const char *unit,
+			const char *anchor, const struct samples *pollfs,
+			const struct samples *base)
+{
+	report(bench, variant, metric, unit, anchor, pollfs, base, 0, false);
 }
 
 static int pfs_dev_fd = -1;

@@ -120,10 +120,10 @@ static void live_report(const char *variant, const char *metric,
 	if (!idx)
 		return;
 	snprintf(flat, sizeof(flat), "%s vs N=1", metric);
-	bench_report("scale", variant, flat, "us", "pollfs at N=1",
-		     &s[POLLFS * 3 + idx], &s[POLLFS * 3], 0);
-	bench_report("scale", variant, flat, "us", "stock at N=1",
-		     &s[STOCK * 3 + idx], &s[STOCK * 3], 0);
+	bench_report_apart("scale", variant, flat, "us", "pollfs at N=1",
+			   &s[POLLFS * 3 + idx], &s[POLLFS * 3]);
+	bench_report_apart("scale", variant, flat, "us", "stock at N=1",
+			   &s[STOCK * 3 + idx], &s[STOCK * 3]);
 }
 
 static void part_live(void)
