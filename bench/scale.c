@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Does one wake-up cost the same however many other pollfs objects live?
+ * Does one wake-up cost the same however many other files live?
  *
- * Part 1, live objects: with N other objects open (N = 1, 1,000 and
+ * Part 1, live files: with N other pollfs objects open (N = 1, 1,000 and
  * 100,000; a mix of timers armed an hour ahead, unarmed futex objects,
- * signal objects and AIO objects on one context), measure a pollfs futex
- * wake-to-epoll latency and a 1 ms pollfs timer's wake-up lateness, each
- * with the waiter's CPU per wake-up.  The anchor is N = 1; the goal is
- * a flat line.  Levels go up and down (1, 1k, 100k, 100k, 1k, 1), two
- * samples at each visit.
+ * signal objects and AIO objects on one context) and, beside them, N
+ * stock twins (timerfds armed as far ahead, eventfds, signalfds),
+ * measure a pollfs futex wake-to-epoll latency against an eventfd's and
+ * a 1 ms pollfs timer's wake-up lateness against a timerfd's, each with
+ * the waiter's CPU per wake-up, side by side.  The goal: pollfs within
+ * 1.10 of its stock twin at every N; each side against its own N = 1 is
+ * reported too.  Levels go up and down (1, 1k, 100k, 100k, 1k, 1), four
+ * samples of each side at each visit.
  *
  * Part 2, armed futex objects: N objects armed on other futex words are
  * N waiters in the kernel's futex hash table, exactly as N threads
@@ -104,11 +107,6 @@ static void live_resize(struct live *l, int target)
 }
 
 enum { STOCK, POLLFS, SIDES };
-
-/* Per side, per level index (N = 1, 1k, 100k): four series each. */
-struct live_series {
-	struct samples lat[3], wcpu[3], tlate[3], tcpu[3];
-};
 
 static void live_report(const char *variant, const char *metric,
 			const char *anchor, struct samples *s, int idx)
