@@ -614,6 +614,8 @@ struct buf {
 	size_t wr;	/* bytes from p the kernel can write */
 	char *guard;	/* a page that must stay unmapped for rd, wr */
 	long as_gen;	/* as_begun when picked, or -1: unknown already */
+	bool lost;	/* settle(): the guard was lost, rd and wr are only
+			   upper bounds, no lower ones */
 };
 
 /* True if no mapping covers the page of p. */
@@ -644,12 +646,18 @@ static bool guard_lost(const struct buf *b)
 			    !unmapped(b->guard));
 }
 
-/* After the call: if the guard page was lost, anything was reachable. */
+/*
+ * After the call: if the guard page was lost, anything was reachable,
+ * and nothing was sure to be (another thread may have unmapped the
+ * buffer itself): a check that a call must fail reads rd and wr, one
+ * that it must succeed also !lost.
+ */
 static void settle(struct buf *b)
 {
 	int e = errno;
 
-	if (guard_lost(b))
+	b->lost = guard_lost(b);
+	if (b->lost)
 		b->rd = b->wr = SIZE_MAX;
 	errno = e;
 }
@@ -2807,7 +2815,7 @@ static void op_huge(void)
 		 * zeros are valid signal masks and timer specs.
 		 */
 		if (same(&p) && (p.kind == K_SIGNAL || p.kind == K_TIMER) &&
-		    zeros && reach && b.rd >= wsize[p.kind])
+		    zeros && reach && !b.lost && b.rd >= wsize[p.kind])
 			STRICT_FAIL("huge write of %#zx bytes of zeros (%s "
 				    "buffer, %zu readable) to %s fd %d failed: "
 				    "%s", n, buf_name[b.bk], b.rd,
@@ -3143,8 +3151,8 @@ static void op_clock(void)
 	}
 	for (int i = (int)rn(4); i > 0; i--) {
 		struct pollfs_timer_spec spec;
-		struct buf b = { (char *)&spec, B_GOOD, sizeof(spec),
-				 sizeof(spec), NULL, 0 };
+		struct buf b = { .p = (char *)&spec, .bk = B_GOOD,
+				 .rd = sizeof(spec), .wr = sizeof(spec) };
 		ssize_t r;
 
 		if (!pick_slot(&p[np], K_TIMER))
@@ -3688,7 +3696,7 @@ static void op_timer_get(void)
 				    "%d", p.fd, r);
 		break;
 	case K_TIMER:
-		if (b.wr >= sizeof(ev) && r != 0)
+		if (!b.lost && b.wr >= sizeof(ev) && r != 0)
 			STRICT_FAIL("TIMER_GET on timer fd %d into a writable "
 				    "buffer (%s): %d, errno %d (%s)", p.fd,
 				    buf_name[b.bk], r, e, strerror(e));
