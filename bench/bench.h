@@ -146,6 +146,10 @@ struct timer_run {
 	double per_wake;	/* expirations per wake-up */
 };
 struct timer_run timer_run(bool pollfs, uint64_t period_ns, int expiries);
+/* Its figures from the lateness samples (us), CPU and counts of a run. */
+struct timer_run timer_run_summary(const struct samples *late,
+				   uint64_t cpu_ns, uint64_t expirations,
+				   int wakes);
 /* Its parts: a non-blocking CLOCK_MONOTONIC timer, armed at @start_ns. */
 int bench_timer_open(bool pollfs);
 void bench_timer_arm(bool pollfs, int fd, uint64_t start_ns, uint64_t period_ns);

@@ -666,13 +666,26 @@ static uint64_t timer_take(bool pollfs, int fd)
 	return ticks;
 }
 
+struct timer_run timer_run_summary(const struct samples *late,
+				   uint64_t cpu_ns, uint64_t expirations,
+				   int wakes)
+{
+	struct timer_run r = {
+		.p50 = samples_quantile(late, 0.5),
+		.p99 = samples_quantile(late, 0.99),
+		.cpu = cpu_ns / 1e3 / wakes,
+		.per_wake = (double)expirations / wakes,
+	};
+
+	return r;
+}
+
 struct timer_run timer_run(bool pollfs, uint64_t period, int expiries)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	static struct samples late;
 	uint64_t start, t, cpu, total = 0;
 	int fd, ep, wakes = 0;
-	struct timer_run r;
 
 	fd = bench_timer_open(pollfs);
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -694,10 +707,5 @@ struct timer_run timer_run(bool pollfs, uint64_t period, int expiries)
 	cpu = thread_cpu_ns() - cpu;
 	close(ep);
 	close(fd);
-
-	r.p50 = samples_quantile(&late, 0.5);
-	r.p99 = samples_quantile(&late, 0.99);
-	r.cpu = cpu / 1e3 / wakes;
-	r.per_wake = (double)total / wakes;
-	return r;
+	return timer_run_summary(&late, cpu, total, wakes);
 }

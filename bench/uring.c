@@ -282,7 +282,6 @@ static struct timer_run timer_one(bool pollfs, uint64_t period, int expiries)
 	uint64_t start, t, cpu, ticks, total = 0;
 	int fd, res, wakes = 0;
 	unsigned int len;
-	struct timer_run r;
 	void *buf;
 
 	fd = bench_timer_open(pollfs);
@@ -308,12 +307,7 @@ static struct timer_run timer_one(bool pollfs, uint64_t period, int expiries)
 	}
 	cpu = thread_cpu_ns() - cpu;
 	close(fd);
-
-	r.p50 = samples_quantile(&late, 0.5);
-	r.p99 = samples_quantile(&late, 0.99);
-	r.cpu = cpu / 1e3 / wakes;
-	r.per_wake = (double)total / wakes;
-	return r;
+	return timer_run_summary(&late, cpu, total, wakes);
 }
 
 static void bench_timer_uring(const char *variant, uint64_t period,
