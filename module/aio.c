@@ -4,9 +4,9 @@
  *
  * It is readable while the ring of an io_setup(2) context holds
  * completions nobody has reaped, and reads report how many without
- * reaping them.  The context's own wait queue, which aio_complete()
- * wakes after publishing each completion and kill_ioctx() wakes once it
- * has marked the context dead, tells the object when to look again.
+ * reaping them.  The return of aio_complete(), after each completion,
+ * and the context's own wait queue, which kill_ioctx() wakes once it has
+ * marked the context dead, tell the object when to look again.
  *
  * The object takes no reference on the context: a reference on its
  * users or reqs would keep io_destroy(2), and the exit of a process
@@ -17,50 +17,48 @@
  * (free_ioctx() is queued with queue_rcu_work()), so a reader that
  * found the pointer still set, under rcu_read_lock(), may use it.
  *
- * The entry's wake function never wakes anyone itself: it runs under the
- * context's wait-queue lock, and a poller of this file can be an
- * IOCB_CMD_POLL of the same context, whose completion takes that lock
- * again.  It queues an irq_work that wakes our own queue instead.
+ * The entry's function is called with every completion before 6.7 and
+ * only by kill_ioctx() since ("aio: obey min_nr when doing wakeups"),
+ * where aio_complete() takes each entry of the queue for a struct
+ * aio_waiter: ours is one whose min_nr no ring ever reaches.  So the
+ * function tells the object of the context's death alone, and the
+ * completions come from a kretprobe on aio_complete(), on every kernel:
+ * at its return the completion is in the ring, and the completing iocb
+ * still holds its context.
  *
- * That hop (a self-IPI on x86) is the AIO object's cost over an eventfd
- * signalled by IOCB_FLAG_RESFD, and the return hook below could not do
- * without it either: aio_poll_wake() completes a poll request inside the
- * wake-up of the queue it waits on, under that queue's lock, so when the
- * request polls this object, or an epoll file this object is in, the
- * completion's return runs under a lock our wake-up takes again (the
- * object's queue, or the epoll file's poll_wait).  Only a caller holding
- * no spinlock could wake directly, and neither hook can tell: the wake
- * function runs under the queue's lock, the return handler with
- * preemption off (rethook's).  The irq_work runs once interrupts are on
- * again, and each of those locks is taken with interrupts off, so none
- * is held on this CPU then.
+ * That return wakes our queue directly, as the eventfd of an
+ * IOCB_FLAG_RESFD iocb is signalled a few instructions earlier in the
+ * same function, after every lock of the context is dropped: our
+ * wake-up takes the locks that eventfd_signal() takes (the woken file's
+ * queue, then its pollers': epoll, an IOCB_CMD_POLL, a waiting task)
+ * under whatever lock the completing driver holds.  One completion is
+ * the exception: an IOCB_CMD_POLL completed inline by aio_poll_wake(),
+ * inside the wake-up of the queue it polls, under that queue's lock.  If
+ * it polls this object, or an epoll file holding it, a direct wake-up
+ * would take that lock again.  A poll iocb's completion therefore goes
+ * through an irq_work, which runs once interrupts are on again, when no
+ * queue lock is held on this CPU (each is taken with interrupts off);
+ * so do the death's wake-up, which comes under the context's queue lock,
+ * and the objects past the first few of one context.  The hop costs a
+ * self-IPI on x86, a tenth of the submitter's time in bench-aio.
  *
- * Since 6.7 ("aio: obey min_nr when doing wakeups") aio_complete() takes
- * each entry of the queue for a struct aio_waiter and calls no entry's
- * function; kill_ioctx() still does.  On such kernels the entry is an
- * aio_waiter whose min_nr no ring ever reaches, so aio_complete() leaves
- * it alone; an fprobe at aio_complete()'s entry hooks its return, which
- * queues the work of each of our entries on the completion's context,
- * under the queue's lock as the wake function would.  The context is
- * alive then: the completing iocb holds a reference on it until after
- * that return.  The return is hooked with rethook, the trampoline of
- * kretprobes, not with an fprobe exit handler: since 6.14 those run from
- * the function-graph tracer's return_to_handler, whose unwind data in
- * 7.3 make a stack trace taken by an interrupt at its last instructions
- * print "stack going in the wrong direction?" (module/README.md).
+ * An iocb is a poll iocb when its wait entry's function is
+ * aio_poll_wake(): aio_poll() sets it before the iocb can be woken, and
+ * nothing changes it.  The word is another member of the union in a read
+ * or write iocb; stale bytes of an earlier poll iocb there make a
+ * read or write complete through the hop, never the other way round.
  *
  * The context's layout comes from the target kernel's BTF
  * (module/internals.list).
  */
 
-#include <linux/fprobe.h>
 #include <linux/highmem.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include <linux/mm_types.h>
 #include <linux/nospec.h>
 #include <linux/pollfs.h>
 #include <linux/rcupdate.h>
-#include <linux/rethook.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -83,6 +81,7 @@ struct pollfs_aio {
 	struct irq_work work;
 	bool hup;	/* the context died: the work wakes with EPOLLHUP */
 	u64 user_id;
+	struct rcu_head rcu;	/* a completion's return may still wake it */
 };
 
 static struct kmem_cache *pollfs_aio_cache;
@@ -136,30 +135,29 @@ static unsigned int pollfs_aio_available(void *ctx)
 }
 
 /*
- * Called under ctx->wait.lock, for each completion and once when the
- * context dies.  On death it leaves the queue and drops the pointer;
- * after that last store it must not touch @a, which release may free.
+ * Called under ctx->wait.lock by kill_ioctx(), and before 6.7 by every
+ * completion too, which the return of aio_complete() tells instead.  On
+ * death it leaves the queue and drops the pointer; after that last store
+ * it must not touch @a, which release may free.
  *
- * The death is told to the work before it is queued: a work a completion
- * queued may still be pending, and then this queueing does nothing and
- * that work is the last wake-up.  irq_work_queue() finding it pending is
- * ordered before the work's run clearing the pending bit, so that run
- * sees @hup.
+ * The death is told to the work before it is queued: a work a poll
+ * iocb's completion queued may still be pending, and then this queueing
+ * does nothing and that work is the last wake-up.  irq_work_queue()
+ * finding it pending is ordered before the work's run clearing the
+ * pending bit, so that run sees @hup.
  */
 static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 				int sync, void *key)
 {
 	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait.w);
-	bool dead = atomic_read(kioctx_dead(a->ctx));
 
-	if (dead)
-		WRITE_ONCE(a->hup, true);
+	if (!atomic_read(kioctx_dead(a->ctx)))
+		return 0;
+	WRITE_ONCE(a->hup, true);
 	irq_work_queue(&a->work);
-	if (dead) {
-		list_del_init(&wait->entry);
-		/* Pairs with the acquire loads of the readers and release. */
-		smp_store_release(&a->ctx, NULL);
-	}
+	list_del_init(&wait->entry);
+	/* Pairs with the acquire loads of the readers and release. */
+	smp_store_release(&a->ctx, NULL);
 	return 0;
 }
 
@@ -171,83 +169,113 @@ static void pollfs_aio_wake(struct irq_work *work)
 }
 
 #ifdef AIO_WAITER_SIZE
-
-#if !IS_ENABLED(CONFIG_FPROBE)
-#error "on a kernel with struct aio_waiter, AIO objects need CONFIG_FPROBE"
-#endif
 static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
 
-#if !defined(POLLFS_RETHOOK) || !defined(POLLFS_RETHOOK_TRY_GET) || \
-	!defined(POLLFS_RETHOOK_HOOK) || !defined(POLLFS_RETHOOK_FREE)
-#error "on a kernel with struct aio_waiter, AIO objects need CONFIG_RETHOOK"
-#endif
-
-/*
- * The entry handler's registers: fprobe's rewrite on the function-graph
- * tracer (6.14) passes a struct ftrace_regs, which rethook_hook() reads
- * (the stack pointer alone, on x86) as the struct pt_regs it holds.
- */
-#ifdef FPROBE_NR_MAXACTIVE
-#define pollfs_fprobe_regs		pt_regs
-#define pollfs_fprobe_arg(regs, n)	regs_get_kernel_argument(regs, n)
-#define pollfs_fprobe_pt_regs(regs, buf) (regs)
+static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
+{
+	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
+	waiter->min_nr = SIZE_MAX;
+}
 #else
-#define pollfs_fprobe_regs		ftrace_regs
-#define pollfs_fprobe_arg(regs, n)	ftrace_regs_get_argument(regs, n)
-#define pollfs_fprobe_pt_regs(regs, buf) ftrace_partial_regs(regs, buf)
+static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
+{
+	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
+}
 #endif
 
-/* A pending return of aio_complete(): the completion's context. */
+#if !IS_ENABLED(CONFIG_KPROBES) || !IS_ENABLED(CONFIG_RETHOOK)
+#error "AIO objects need CONFIG_KPROBES and CONFIG_RETHOOK"
+#endif
+
+/* A pending return of aio_complete(): what its iocb was. */
 struct pollfs_aio_return {
 	struct rethook_node node;
 	void *ctx;
+	bool poll;	/* an IOCB_CMD_POLL: wake through the irq_work */
 };
 
 /*
- * Completions nest (an interrupt's inside a task's) and a task may be
- * preempted in one, so returns pending at once are not bounded by the
- * CPUs: the pool is as large as 6.12's fprobes made theirs, and the
- * first completion that finds it empty is told in the kernel log.
+ * Objects of one context a completion wakes directly; the others, rare
+ * (one object per context is the use), take the irq_work.
+ */
+#define POLLFS_AIO_DIRECT_WAKES		4
+
+/*
+ * Completions nest (an interrupt's inside a task's, a poll's inside our
+ * wake-up) and a task may be preempted in one, so returns pending at
+ * once are not bounded by the CPUs: the pool is as large as 6.12's
+ * fprobes made theirs, and the first completion that finds it empty is
+ * told in the kernel log.
  */
 #define POLLFS_AIO_RETURNS_PER_CPU	64
 
 static struct rethook *pollfs_aio_rethook;
 
-/* Return of aio_complete(): the completion is in the ring. */
+/*
+ * Return of aio_complete(): the completion is in the ring.  The objects
+ * found on the queue are woken after its lock is dropped, and may be
+ * released meanwhile: their memory outlives this RCU reader.
+ */
 static void pollfs_aio_complete_return(struct rethook_node *node, void *data,
-				       unsigned long ret_addr,
 				       struct pt_regs *regs)
 {
-	void *ctx = container_of(node, struct pollfs_aio_return, node)->ctx;
-	wait_queue_head_t *wq = kioctx_wait(ctx);
+	struct pollfs_aio_return *ret =
+		container_of(node, struct pollfs_aio_return, node);
+	struct pollfs_aio *direct[POLLFS_AIO_DIRECT_WAKES], *a;
+	wait_queue_head_t *wq = kioctx_wait(ret->ctx);
+	unsigned int n = 0, i;
 	wait_queue_entry_t *w;
 	unsigned long flags;
 
 	/* aio_complete() ordered its tail store before this test. */
 	if (!waitqueue_active(wq))
 		return;
+	rcu_read_lock();
 	spin_lock_irqsave(&wq->lock, flags);
-	list_for_each_entry(w, &wq->head, entry)
-		if (w->func == pollfs_aio_ctx_woken)
-			irq_work_queue(&container_of(w, struct pollfs_aio,
-						     ctx_wait.w)->work);
+	list_for_each_entry(w, &wq->head, entry) {
+		if (w->func != pollfs_aio_ctx_woken)
+			continue;
+		a = container_of(w, struct pollfs_aio, ctx_wait.w);
+		if (!ret->poll && n < ARRAY_SIZE(direct))
+			direct[n++] = a;
+		else
+			irq_work_queue(&a->work);
+	}
 	spin_unlock_irqrestore(&wq->lock, flags);
+	for (i = 0; i < n; i++)
+		wake_up_poll(&direct[i]->wqh, EPOLLIN);
+	rcu_read_unlock();
 }
+
+/*
+ * The handler as this kernel's rethook calls it: later kernels pass the
+ * return address too, which the rethook_handler_t of the headers the
+ * module is built with tells.
+ */
+static void pollfs_aio_rethook_handler(struct rethook_node *node, void *data,
+				       unsigned long ret_addr,
+				       struct pt_regs *regs)
+{
+	pollfs_aio_complete_return(node, data, regs);
+}
+
+#define pollfs_aio_handler						\
+	__builtin_choose_expr(						\
+		__builtin_types_compatible_p(rethook_handler_t,		\
+			typeof(&pollfs_aio_rethook_handler)),		\
+		pollfs_aio_rethook_handler, pollfs_aio_complete_return)
 
 /*
  * Entry of aio_complete(iocb): hook its return.  The iocb holds its
  * context until after that return, so the context is alive there.
  */
-static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
-				     unsigned long ret_ip,
-				     struct pollfs_fprobe_regs *regs,
-				     void *data)
+static int pollfs_aio_complete_entry(struct kprobe *kp, struct pt_regs *regs)
 {
-	void *iocb = (void *)pollfs_fprobe_arg(regs, 0);
+	void *iocb = (void *)regs_get_kernel_argument(regs, 0);
+	wait_queue_entry_t *wait = iocb + AIO_KIOCB_POLL + POLL_IOCB_WAIT;
 	struct pollfs_aio_return *ret;
 	struct rethook_node *node;
-	struct pt_regs buf;
 
 	node = pollfs_call(rethook_try_get)(pollfs_aio_rethook);
 	if (unlikely(!node)) {
@@ -257,29 +285,53 @@ static int pollfs_aio_complete_entry(struct fprobe *fp, unsigned long ip,
 	}
 	ret = container_of(node, struct pollfs_aio_return, node);
 	ret->ctx = *(void **)(iocb + AIO_KIOCB_CTX);
-	pollfs_call(rethook_hook)(node, pollfs_fprobe_pt_regs(regs, &buf), true);
+	ret->poll = READ_ONCE(wait->func) == pollfs_ksyms.aio_poll_wake;
+	pollfs_call(rethook_hook)(node, regs, kprobe_ftrace(kp));
 	return 0;
 }
 
-static struct fprobe pollfs_aio_fprobe = {
-	.entry_handler	= pollfs_aio_complete_entry,
+static struct kprobe pollfs_aio_kprobe = {
+	.symbol_name	= "aio_complete",
+	.pre_handler	= pollfs_aio_complete_entry,
 };
 
-static struct pollfs_once pollfs_aio_fprobed =
-	POLLFS_ONCE_INIT(pollfs_aio_fprobed);
+static struct pollfs_once pollfs_aio_probed = POLLFS_ONCE_INIT(pollfs_aio_probed);
 
-static int pollfs_aio_fprobe_install(void)
+static struct rethook *pollfs_aio_rethook_alloc(void)
+{
+	int num = POLLFS_AIO_RETURNS_PER_CPU * num_possible_cpus();
+#ifdef POLLFS_RETHOOK_ALLOC_POOL
+	return pollfs_call(rethook_alloc)(NULL, pollfs_aio_handler,
+					  sizeof(struct pollfs_aio_return), num);
+#elif defined(POLLFS_RETHOOK_ADD_NODE)
+	struct pollfs_aio_return *ret;
+	struct rethook *rh;
+
+	rh = pollfs_call(rethook_alloc)(NULL, pollfs_aio_handler);
+	if (!rh)
+		return ERR_PTR(-ENOMEM);
+	while (num--) {
+		ret = kzalloc(sizeof(*ret), GFP_KERNEL);
+		if (!ret) {
+			pollfs_call(rethook_free)(rh);
+			return ERR_PTR(-ENOMEM);
+		}
+		pollfs_call(rethook_add_node)(rh, &ret->node);
+	}
+	return rh;
+#else
+#error "this kernel's rethook_alloc() makes no pool and has no rethook_add_node()"
+#endif
+}
+
+static int pollfs_aio_probe_install(void)
 {
 	int err;
 
-	pollfs_aio_rethook =
-		pollfs_call(rethook_alloc)(NULL, pollfs_aio_complete_return,
-					   sizeof(struct pollfs_aio_return),
-					   POLLFS_AIO_RETURNS_PER_CPU *
-					   num_possible_cpus());
-	if (IS_ERR(pollfs_aio_rethook))
-		return PTR_ERR(pollfs_aio_rethook);
-	err = register_fprobe(&pollfs_aio_fprobe, "aio_complete", NULL);
+	pollfs_aio_rethook = pollfs_aio_rethook_alloc();
+	if (IS_ERR_OR_NULL(pollfs_aio_rethook))
+		return pollfs_aio_rethook ? PTR_ERR(pollfs_aio_rethook) : -ENOMEM;
+	err = register_kprobe(&pollfs_aio_kprobe);
 	if (err) {
 		pr_err("cannot probe aio_complete (%d)\n", err);
 		pollfs_call(rethook_free)(pollfs_aio_rethook);
@@ -290,7 +342,7 @@ static int pollfs_aio_fprobe_install(void)
 /* In when the first AIO object is created, until unload. */
 static int pollfs_aio_probe(void)
 {
-	return pollfs_once(&pollfs_aio_fprobed, pollfs_aio_fprobe_install);
+	return pollfs_once(&pollfs_aio_probed, pollfs_aio_probe_install);
 }
 
 /*
@@ -300,36 +352,12 @@ static int pollfs_aio_probe(void)
  */
 static void pollfs_aio_unprobe(void)
 {
-	if (!pollfs_aio_fprobed.done)
+	if (!pollfs_aio_probed.done)
 		return;
-	unregister_fprobe(&pollfs_aio_fprobe);
+	unregister_kprobe(&pollfs_aio_kprobe);
 	pollfs_call(rethook_free)(pollfs_aio_rethook);
 	synchronize_rcu();
 }
-
-static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
-{
-	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
-	waiter->min_nr = SIZE_MAX;
-}
-
-#else
-
-static int pollfs_aio_probe(void)
-{
-	return 0;
-}
-
-static void pollfs_aio_unprobe(void)
-{
-}
-
-static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
-{
-	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
-}
-
-#endif
 
 /*
  * The context while it lives, NULL once it is dying.  Under
@@ -441,7 +469,16 @@ static void pollfs_aio_show_fdinfo(struct seq_file *m,
 	rcu_read_unlock();
 }
 
-/* Unhook if the context still lives, then wait out a queued wake-up. */
+static void pollfs_aio_free(struct rcu_head *rcu)
+{
+	kmem_cache_free(pollfs_aio_cache, container_of(rcu, struct pollfs_aio, rcu));
+}
+
+/*
+ * Unhook if the context still lives, then wait out a queued wake-up; a
+ * completion's return that found us on the queue may still wake us until
+ * a grace period has passed.
+ */
 static void pollfs_aio_release(struct pollfs_object *obj)
 {
 	struct pollfs_aio *a = to_aio(obj);
@@ -459,7 +496,7 @@ static void pollfs_aio_release(struct pollfs_object *obj)
 	}
 	rcu_read_unlock();
 	irq_work_sync(&a->work);
-	kmem_cache_free(pollfs_aio_cache, a);
+	call_rcu(&a->rcu, pollfs_aio_free);
 }
 
 static int pollfs_aio_create(const void __user *arg)
@@ -507,6 +544,7 @@ static int pollfs_aio_init(void)
 static void pollfs_aio_exit(void)
 {
 	pollfs_aio_unprobe();
+	rcu_barrier();
 	kmem_cache_destroy(pollfs_aio_cache);
 }
 

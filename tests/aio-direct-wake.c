@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Which completions wake the AIO object through an irq_work, counted in
+ * /proc/interrupts (IWI, x86's irq_work interrupts): a read or write
+ * completion wakes the object's pollers directly, as an IOCB_FLAG_RESFD
+ * eventfd is signalled, with no irq_work; an IOCB_CMD_POLL completed
+ * inside the wake-up of the queue it polls (a pipe's, here) goes through
+ * one each.  Both still wake an epoll_wait on the object, once each.
+ */
+#include "aio.h"
+
+#include <sys/epoll.h>
+
+#define ROUNDS 200
+
+/* The irq_work interrupts of every CPU so far, or -1 if none are counted. */
+static long long irq_work_interrupts(void)
+{
+	char line[4096], *p, *end;
+	long long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "re");
+
+	if (!f)
+		FAIL("/proc/interrupts: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "IWI:", 4))
+			continue;
+		sum = 0;
+		for (p += 4;; p = end) {
+			long long n = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += n;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+static void expect_woken(int ep, int fd, aio_context_t ctx, const char *what,
+			 int round)
+{
+	struct epoll_event e;
+	struct io_event ev;
+
+	if (CHECK_SYS(epoll_wait(ep, &e, 1, PT_WAIT_MS)) != 1)
+		FAIL("%s %d: the object was not woken", what, round);
+	CHECK_EQ(e.events, EPOLLIN);
+	ax_expect_avail(fd, ctx, 1);
+	CHECK_EQ(ax_reap(ctx, 1, 1, &ev, 0), 1);
+}
+
+int main(void)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+	static char data[64];
+	long long before, rw_irq_works, poll_irq_works;
+	struct iocb cb, *cbp = &cb;
+	aio_context_t ctx;
+	int fd, ep, file, pipefd[2];
+	char c;
+
+	pt_watchdog(120);
+	if (irq_work_interrupts() < 0)
+		pt_skip("/proc/interrupts counts no irq_work interrupts here");
+	ctx = ax_setup(8);
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+	file = ax_tmpfile("/tmp", 0);
+	CHECK_SYS(pipe2(pipefd, O_CLOEXEC | O_NONBLOCK));
+
+	before = irq_work_interrupts();
+	for (int i = 0; i < ROUNDS; i++) {
+		ax_prep_pwrite(&cb, file, data, sizeof(data), 0, i);
+		ax_submit(ctx, 1, &cbp);
+		expect_woken(ep, fd, ctx, "write", i);
+	}
+	rw_irq_works = irq_work_interrupts() - before;
+
+	before = irq_work_interrupts();
+	for (int i = 0; i < ROUNDS; i++) {
+		ax_prep_poll(&cb, pipefd[0], POLLIN, i);
+		ax_submit(ctx, 1, &cbp);
+		CHECK_SYS(write(pipefd[1], "x", 1));
+		expect_woken(ep, fd, ctx, "poll", i);
+		CHECK_EQ(CHECK_SYS(read(pipefd[0], &c, 1)), 1);
+	}
+	poll_irq_works = irq_work_interrupts() - before;
+
+	pt_diag("irq_work interrupts: %lld in %d writes, %lld in %d polls",
+		rw_irq_works, ROUNDS, poll_irq_works, ROUNDS);
+	/* Others in the guest raise a few in the meantime, never hundreds. */
+	CHECK(rw_irq_works < ROUNDS / 4);
+	CHECK(poll_irq_works >= ROUNDS / 2);
+
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(file);
+	close(ep);
+	close(fd);
+	ax_destroy(ctx);
+	return 0;
+}
