@@ -52,9 +52,9 @@
  * (module/internals.list).
  */
 
+#include <linux/ftrace.h>
 #include <linux/highmem.h>
 #include <linux/irq_work.h>
-#include <linux/kprobes.h>
 #include <linux/mm_types.h>
 #include <linux/nospec.h>
 #include <linux/pollfs.h>
@@ -184,8 +184,8 @@ static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
 }
 #endif
 
-#if !IS_ENABLED(CONFIG_KPROBES) || !IS_ENABLED(CONFIG_RETHOOK)
-#error "AIO objects need CONFIG_KPROBES and CONFIG_RETHOOK"
+#if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || !IS_ENABLED(CONFIG_RETHOOK)
+#error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS and CONFIG_RETHOOK"
 #endif
 
 /* A pending return of aio_complete(): what its iocb was. */
@@ -267,32 +267,41 @@ static void pollfs_aio_rethook_handler(struct rethook_node *node, void *data,
 		pollfs_aio_rethook_handler, pollfs_aio_complete_return)
 
 /*
- * Entry of aio_complete(iocb): hook its return.  The iocb holds its
- * context until after that return, so the context is alive there.
+ * Entry of aio_complete(iocb), an ftrace callback: hook its return.  The
+ * iocb holds its context until after that return, so the context is
+ * alive there.  The callback has no recursion guard of ftrace's: it calls
+ * nothing traced, and an aio_complete() inside a kprobe or another ftrace
+ * callback (6.1's futex kprobe wakes the object, whose poller may be an
+ * IOCB_CMD_POLL completed inline) must not be skipped as recursion.
  */
-static int pollfs_aio_complete_entry(struct kprobe *kp, struct pt_regs *regs)
+static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
 {
+	struct pt_regs *regs = ftrace_get_regs(fregs);
 	void *iocb = (void *)regs_get_kernel_argument(regs, 0);
 	wait_queue_entry_t *wait = iocb + AIO_KIOCB_POLL + POLL_IOCB_WAIT;
 	struct pollfs_aio_return *ret;
 	struct rethook_node *node;
 
+	preempt_disable_notrace();
 	node = pollfs_call(rethook_try_get)(pollfs_aio_rethook);
 	if (unlikely(!node)) {
 		pr_warn_once("more than %d AIO completions per CPU at once: an AIO object may miss one\n",
 			     POLLFS_AIO_RETURNS_PER_CPU);
-		return 0;
+		goto out;
 	}
 	ret = container_of(node, struct pollfs_aio_return, node);
 	ret->ctx = *(void **)(iocb + AIO_KIOCB_CTX);
 	ret->poll = READ_ONCE(wait->func) == pollfs_ksyms.aio_poll_wake;
-	pollfs_call(rethook_hook)(node, regs, kprobe_ftrace(kp));
-	return 0;
+	pollfs_call(rethook_hook)(node, regs, true);
+out:
+	preempt_enable_notrace();
 }
 
-static struct kprobe pollfs_aio_kprobe = {
-	.symbol_name	= "aio_complete",
-	.pre_handler	= pollfs_aio_complete_entry,
+static struct ftrace_ops pollfs_aio_ftrace_ops = {
+	.func	= pollfs_aio_complete_entry,
+	.flags	= FTRACE_OPS_FL_SAVE_REGS,
 };
 
 static struct pollfs_once pollfs_aio_probed = POLLFS_ONCE_INIT(pollfs_aio_probed);
@@ -326,14 +335,18 @@ static struct rethook *pollfs_aio_rethook_alloc(void)
 
 static int pollfs_aio_probe_install(void)
 {
+	char name[] = "aio_complete";	/* the filter's parser may write */
 	int err;
 
 	pollfs_aio_rethook = pollfs_aio_rethook_alloc();
-	if (IS_ERR_OR_NULL(pollfs_aio_rethook))
-		return pollfs_aio_rethook ? PTR_ERR(pollfs_aio_rethook) : -ENOMEM;
-	err = register_kprobe(&pollfs_aio_kprobe);
+	if (IS_ERR(pollfs_aio_rethook))
+		return PTR_ERR(pollfs_aio_rethook);
+	err = ftrace_set_filter(&pollfs_aio_ftrace_ops, name, strlen(name), 1);
+	if (!err)
+		err = register_ftrace_function(&pollfs_aio_ftrace_ops);
 	if (err) {
-		pr_err("cannot probe aio_complete (%d)\n", err);
+		pr_err("cannot trace aio_complete (%d)\n", err);
+		ftrace_free_filter(&pollfs_aio_ftrace_ops);
 		pollfs_call(rethook_free)(pollfs_aio_rethook);
 	}
 	return err;
@@ -354,7 +367,8 @@ static void pollfs_aio_unprobe(void)
 {
 	if (!pollfs_aio_probed.done)
 		return;
-	unregister_kprobe(&pollfs_aio_kprobe);
+	unregister_ftrace_function(&pollfs_aio_ftrace_ops);
+	ftrace_free_filter(&pollfs_aio_ftrace_ops);
 	pollfs_call(rethook_free)(pollfs_aio_rethook);
 	synchronize_rcu();
 }
