@@ -22,8 +22,10 @@
  * where aio_complete() takes each entry of the queue for a struct
  * aio_waiter: ours is one whose min_nr no ring ever reaches.  So the
  * function tells the object of the context's death alone, and the
- * completions come from a kretprobe on aio_complete(), on every kernel:
- * at its return the completion is in the ring, and the completing iocb
+ * completions come from the return of aio_complete(), on every kernel,
+ * hooked with rethook (kretprobe's trampoline) from an ftrace callback at
+ * its entry (module/README.md says why neither a kprobe nor an fprobe):
+ * at the return the completion is in the ring, and the completing iocb
  * still holds its context.
  *
  * That return wakes our queue directly, as the eventfd of an
