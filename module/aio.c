@@ -33,8 +33,11 @@
  * same function, after every lock of the context is dropped: our
  * wake-up takes the locks that eventfd_signal() takes (the woken file's
  * queue, then its pollers': epoll, an IOCB_CMD_POLL, a waiting task)
- * under whatever lock the completing driver holds.  One completion is
- * the exception: an IOCB_CMD_POLL completed inline by aio_poll_wake(),
+ * under whatever lock the completing driver holds.  None of them is held
+ * there: a read, write or fsync completes from a driver's completion (an
+ * interrupt, a workqueue, io_submit() itself), never inside a wake-up,
+ * and each of them is taken with interrupts off, so no interrupt's
+ * completion lands inside one.  One completion is the exception: an IOCB_CMD_POLL completed inline by aio_poll_wake(),
  * inside the wake-up of the queue it polls, under that queue's lock.  If
  * it polls this object, or an epoll file holding it, a direct wake-up
  * would take that lock again.  A poll iocb's completion therefore goes
@@ -188,6 +191,9 @@ static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
 
 #if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || !IS_ENABLED(CONFIG_RETHOOK)
 #error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS and CONFIG_RETHOOK"
+#endif
+#ifndef POLLFS_AIO_COMPLETE
+#error "this kernel's aio_complete() is inlined: AIO objects could not see completions"
 #endif
 
 /* A pending return of aio_complete(): what its iocb was. */
