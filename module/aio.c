@@ -277,10 +277,11 @@ static void pollfs_aio_rethook_handler(struct rethook_node *node, void *data,
 /*
  * Entry of aio_complete(iocb), an ftrace callback: hook its return.  The
  * iocb holds its context until after that return, so the context is
- * alive there.  The callback has no recursion guard of ftrace's: it calls
- * nothing traced, and an aio_complete() inside a kprobe or another ftrace
- * callback (6.1's futex kprobe wakes the object, whose poller may be an
- * IOCB_CMD_POLL completed inline) must not be skipped as recursion.
+ * alive there.  The callback has no recursion guard of ftrace's: only
+ * aio_complete() calls it, nothing it calls completes AIO, and an
+ * aio_complete() inside a kprobe or another ftrace callback (6.1's futex
+ * kprobe wakes the object, whose poller may be an IOCB_CMD_POLL
+ * completed inline) must not be skipped as recursion.
  */
 static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
