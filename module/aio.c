@@ -176,18 +176,15 @@ static void pollfs_aio_wake(struct irq_work *work)
 #ifdef AIO_WAITER_SIZE
 static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
+#endif
 
 static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
 {
 	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
+#ifdef AIO_WAITER_SIZE
 	waiter->min_nr = SIZE_MAX;
-}
-#else
-static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
-{
-	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
-}
 #endif
+}
 
 #if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || !IS_ENABLED(CONFIG_RETHOOK)
 #error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS and CONFIG_RETHOOK"
