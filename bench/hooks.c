@@ -6,11 +6,12 @@
  * which every non-PI futex wake that finds a waiter passes through, so
  * a loaded pollfs touches every such wake in the system; its armed
  * objects also sit in the kernel's futex hash table.  The first AIO
- * object puts a kprobe on aio_complete(), which hooks the return of
- * every AIO completion in the system until the module is unloaded.
+ * object puts an ftrace callback on aio_complete(), which hooks the
+ * return of every AIO completion in the system until the module is
+ * unloaded.
  *
  * Four states, visited LA U L0 L10k L10k L0 U LA, cycle after cycle
- * (the probe stays until unload, so LA is always next to U or LA):
+ * (the hook stays until unload, so LA is always next to U or LA):
  *   U     the module unloaded (this program rmmods and insmods
  *         $POLLFS_KO itself; it must run as root and leaves the module
  *         loaded when it ends, also on error);
