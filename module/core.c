@@ -96,7 +96,12 @@ int pollfs_fs_pin(void)
 		 */
 		inode->i_uid = GLOBAL_ROOT_UID;
 		inode->i_gid = GLOBAL_ROOT_GID;
-		inode->i_mode = 0600;
+		/*
+		 * The file type is the kernel's to choose (S_IFREG since
+		 * "anon_inode: use a proper mode internally"; none before):
+		 * keep it, as the stock anon inode does.
+		 */
+		inode->i_mode = (inode->i_mode & S_IFMT) | 0600;
 		pollfs_mnt = mnt;
 		pollfs_inode = inode;
 	}
@@ -131,6 +136,12 @@ static __poll_t pollfs_ready(struct pollfs_object *obj)
  * first, inline try) is answered like O_NONBLOCK: io_uring then waits
  * for POLLIN and tries again, instead of parking a worker thread in the
  * sleep below.
+ *
+ * A kind with no read_max (the futex object: a watched set re-arms as it
+ * is read) can have a record ready as fast as another process wakes it,
+ * so the caller's buffer alone would bound the loop: a pending signal
+ * ends the read after the records copied so far, as it ends the write
+ * below.
  */
 static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -151,6 +162,8 @@ static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		nrec = kind->read_max;
 
 	while (done < nrec) {
+		if (done && signal_pending(current))
+			break;
 		ret = kind->read(obj, rec);
 		if (ret == -EAGAIN && !done && !nowait) {
 			ret = wait_event_interruptible(*kind->waitq(obj),
