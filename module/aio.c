@@ -53,6 +53,22 @@
  * or write iocb; stale bytes of an earlier poll iocb there make a
  * read or write complete through the hop, never the other way round.
  *
+ * The return hook takes a node of rethook's pool, shared by every user
+ * of the machine, at the entry and gives it back at the return.  The
+ * entry disables preemption until the return, so a node is held only
+ * while its completion runs on a CPU, never while a task sits preempted
+ * inside aio_complete(): the nodes in use on a CPU are the completions
+ * nested there (a task's, a softirq's, a hardirq's, and within each an
+ * IOCB_CMD_POLL completed inside the wake-up of another), a handful
+ * against the pool's 64 per CPU.  Before, a user could park hundreds of
+ * preempted tasks inside aio_complete() and leave every other user's
+ * completions without a node, so without a wake-up.  Nothing in
+ * aio_complete() sleeps (it is called from interrupts too), but on
+ * PREEMPT_RT, where its spinlock_t locks do: there no return is hooked,
+ * and the context's wait queue, whose entries aio_complete() calls after
+ * every completion before 6.7, wakes the object through its irq_work,
+ * which runs in a thread.
+ *
  * The context's layout comes from the target kernel's BTF
  * (module/internals.list).
  */
@@ -141,9 +157,9 @@ static unsigned int pollfs_aio_available(void *ctx)
 
 /*
  * Called under ctx->wait.lock by kill_ioctx(), and before 6.7 by every
- * completion too, which the return of aio_complete() tells instead.  On
- * death it leaves the queue and drops the pointer; after that last store
- * it must not touch @a, which release may free.
+ * completion too, which the return of aio_complete() tells instead but on
+ * PREEMPT_RT.  On death it leaves the queue and drops the pointer; after
+ * that last store it must not touch @a, which release may free.
  *
  * The death is told to the work before it is queued: a work a poll
  * iocb's completion queued may still be pending, and then this queueing
@@ -156,8 +172,11 @@ static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 {
 	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait.w);
 
-	if (!atomic_read(kioctx_dead(a->ctx)))
+	if (!atomic_read(kioctx_dead(a->ctx))) {
+		if (IS_ENABLED(CONFIG_PREEMPT_RT))
+			irq_work_queue(&a->work);
 		return 0;
+	}
 	WRITE_ONCE(a->hup, true);
 	irq_work_queue(&a->work);
 	list_del_init(&wait->entry);
@@ -192,6 +211,9 @@ static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
 #ifndef POLLFS_AIO_COMPLETE
 #error "this kernel's aio_complete() is inlined: AIO objects could not see completions"
 #endif
+#if defined(CONFIG_PREEMPT_RT) && defined(AIO_WAITER_SIZE)
+#error "PREEMPT_RT since 6.7: aio_complete() no longer calls its waiters, and its return cannot be hooked without preemption off"
+#endif
 
 /* A pending return of aio_complete(): what its iocb was. */
 struct pollfs_aio_return {
@@ -207,26 +229,21 @@ struct pollfs_aio_return {
 #define POLLFS_AIO_DIRECT_WAKES		4
 
 /*
- * Completions nest (an interrupt's inside a task's, a poll's inside our
- * wake-up) and a task may be preempted in one, so returns pending at
- * once are not bounded by the CPUs: the pool is as large as 6.12's
- * fprobes made theirs, and the first completion that finds it empty is
- * told in the kernel log.
+ * Returns pending at once on a CPU: the completions nested there (see
+ * the head comment), far fewer.  The first completion that finds the
+ * pool empty all the same is told in the kernel log.
  */
 #define POLLFS_AIO_RETURNS_PER_CPU	64
 
 static struct rethook *pollfs_aio_rethook;
 
 /*
- * Return of aio_complete(): the completion is in the ring.  The objects
- * found on the queue are woken after its lock is dropped, and may be
- * released meanwhile: their memory outlives this RCU reader.
+ * The completion is in the ring.  The objects found on the queue are
+ * woken after its lock is dropped, and may be released meanwhile: their
+ * memory outlives this RCU reader.
  */
-static void pollfs_aio_complete_return(struct rethook_node *node, void *data,
-				       struct pt_regs *regs)
+static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
 {
-	struct pollfs_aio_return *ret =
-		container_of(node, struct pollfs_aio_return, node);
 	struct pollfs_aio *direct[POLLFS_AIO_DIRECT_WAKES], *a;
 	wait_queue_head_t *wq = kioctx_wait(ret->ctx);
 	unsigned int n = 0, i;
@@ -253,6 +270,14 @@ static void pollfs_aio_complete_return(struct rethook_node *node, void *data,
 	rcu_read_unlock();
 }
 
+/* Return of aio_complete(): ends what the entry began. */
+static void pollfs_aio_complete_return(struct rethook_node *node, void *data,
+				       struct pt_regs *regs)
+{
+	pollfs_aio_wake_ctx(container_of(node, struct pollfs_aio_return, node));
+	preempt_enable_notrace();	/* disabled by the entry */
+}
+
 /*
  * The handler as this kernel's rethook calls it: later kernels pass the
  * return address too, which the rethook_handler_t of the headers the
@@ -272,9 +297,10 @@ static void pollfs_aio_rethook_handler(struct rethook_node *node, void *data,
 		pollfs_aio_rethook_handler, pollfs_aio_complete_return)
 
 /*
- * Entry of aio_complete(iocb), an ftrace callback: hook its return.  The
- * iocb holds its context until after that return, so the context is
- * alive there.  The callback has no recursion guard of ftrace's: only
+ * Entry of aio_complete(iocb), an ftrace callback: hook its return, with
+ * preemption off until then (the head comment says why).  The iocb holds
+ * its context until after that return, so the context is alive there.
+ * The callback has no recursion guard of ftrace's: only
  * aio_complete() calls it, nothing it calls completes AIO, and an
  * aio_complete() inside a kprobe or another ftrace callback (6.1's futex
  * kprobe wakes the object, whose poller may be an IOCB_CMD_POLL
@@ -293,16 +319,15 @@ static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
 	preempt_disable_notrace();
 	node = pollfs_call(rethook_try_get)(pollfs_aio_rethook);
 	if (unlikely(!node)) {
-		pr_warn_once("more than %d AIO completions per CPU at once: an AIO object may miss one\n",
+		pr_warn_once("more than %d AIO completions nested on one CPU: an AIO object may miss one\n",
 			     POLLFS_AIO_RETURNS_PER_CPU);
-		goto out;
+		preempt_enable_notrace();
+		return;
 	}
 	ret = container_of(node, struct pollfs_aio_return, node);
 	ret->ctx = *(void **)(iocb + AIO_KIOCB_CTX);
 	ret->poll = READ_ONCE(wait->func) == pollfs_ksyms.aio_poll_wake;
 	pollfs_call(rethook_hook)(node, regs, true);
-out:
-	preempt_enable_notrace();
 }
 
 static struct ftrace_ops pollfs_aio_ftrace_ops = {
@@ -354,29 +379,44 @@ static int pollfs_aio_probe_install(void)
 		pr_err("cannot trace aio_complete (%d)\n", err);
 		ftrace_free_filter(&pollfs_aio_ftrace_ops);
 		pollfs_call(rethook_free)(pollfs_aio_rethook);
+		return err;
 	}
-	return err;
+	/*
+	 * A completion that entered aio_complete() before the hook has no
+	 * return hooked, and the object about to be made could miss it:
+	 * wait until every such call has returned.  A task may be preempted
+	 * in one, and is past it at its next voluntary switch (Tasks RCU); a
+	 * softirq's or hardirq's ends within a grace period.
+	 */
+	synchronize_rcu_tasks();
+	synchronize_rcu();
+	return 0;
 }
 
-/* In when the first AIO object is created, until unload. */
+/*
+ * In when the first AIO object is created, until unload.  Not on
+ * PREEMPT_RT: the context's wait queue tells every completion there.
+ */
 static int pollfs_aio_probe(void)
 {
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return 0;
 	return pollfs_once(&pollfs_aio_probed, pollfs_aio_probe_install);
 }
 
 /*
- * Returns still pending call no handler once the rethook is freed; the
- * grace period waits out a handler already running (rethook runs them
- * with preemption off).
+ * A return pending when the rethook is freed would call no handler, and
+ * preemption would stay off: the entry disables it until the handler
+ * has run, so a grace period after the last entry every return is done.
  */
 static void pollfs_aio_unprobe(void)
 {
 	if (!pollfs_aio_probed.done)
 		return;
 	unregister_ftrace_function(&pollfs_aio_ftrace_ops);
+	synchronize_rcu();
 	ftrace_free_filter(&pollfs_aio_ftrace_ops);
 	pollfs_call(rethook_free)(pollfs_aio_rethook);
-	synchronize_rcu();
 }
 
 /*
@@ -564,7 +604,6 @@ static int pollfs_aio_init(void)
 static void pollfs_aio_exit(void)
 {
 	pollfs_aio_unprobe();
-	rcu_barrier();
 	kmem_cache_destroy(pollfs_aio_cache);
 }
 
