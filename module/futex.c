@@ -69,6 +69,7 @@
 #include <linux/mutex.h>	/* before futex.h, which needs it since 6.12 */
 #include <linux/futex.h>
 #include <linux/highmem.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -102,6 +103,7 @@ struct pollfs_futex {
 	wait_queue_head_t wqh;	/* its lock guards @state and @fired */
 	enum pollfs_futex_state state;
 	bool fired;
+	struct irq_work wake_work;	/* PREEMPT_RT: the kprobe's wake-up */
 	struct mutex lock;	/* serializes write, read and release */
 	struct mm_struct *mm;	/* the writer's, held while armed */
 	struct pollfs_futex_mm *fmm;	/* its notifier, once armed privately */
@@ -400,6 +402,27 @@ static void pollfs_futex_woken(struct pollfs_futex_wait *w)
 	spin_unlock_irqrestore(&f->wqh.lock, flags);
 }
 
+/*
+ * The kprobe's wake-up on PREEMPT_RT, where the handler, which runs with
+ * preemption off, may not take our queue's lock (a spinlock_t sleeps
+ * there): an irq_work runs in a thread.  It may come after a write
+ * replaced the set; a read that then finds no record woken takes the
+ * readiness back.
+ */
+static void pollfs_futex_wake_work(struct irq_work *work)
+{
+	struct pollfs_futex *f = container_of(work, struct pollfs_futex,
+					      wake_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->wqh.lock, flags);
+	if (f->state == POLLFS_FUTEX_ARMED) {
+		f->fired = true;
+		wake_up_locked_poll(&f->wqh, EPOLLIN);
+	}
+	spin_unlock_irqrestore(&f->wqh.lock, flags);
+}
+
 #if defined(FUTEX_Q_WAKE) && defined(POLLFS_FUTEX_WAKE_MARK)
 
 /* The futex_q's wake function (a futex_wake_fn) of every armed record. */
@@ -440,8 +463,16 @@ static int pollfs_futex_wake_hook(struct kprobe *kp, struct pt_regs *regs)
 {
 	void *q = (void *)regs_get_kernel_argument(regs, 1);
 
-	if (READ_ONCE(*q_task(q)) == &init_task)
-		pollfs_futex_woken(q);
+	struct pollfs_futex_wait *w = q;
+
+	if (READ_ONCE(*q_task(q)) != &init_task)
+		return 0;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		WRITE_ONCE(w->woken, true);
+		irq_work_queue(&w->owner->wake_work);
+	} else {
+		pollfs_futex_woken(w);
+	}
 	return 0;
 }
 
@@ -828,6 +859,17 @@ static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
 	return 1;
 }
 
+/* Was a record of the armed set woken?  Mutex held. */
+static bool pollfs_futex_any_woken(struct pollfs_futex *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr; i++)
+		if (READ_ONCE(f->waits[i].woken))
+			return true;
+	return false;
+}
+
 static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
 {
 	struct pollfs_futex *f = to_futex(obj);
@@ -841,6 +883,9 @@ static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
 		goto out;
 	}
 	if (f->state == POLLFS_FUTEX_ARMED) {
+		if (IS_ENABLED(CONFIG_PREEMPT_RT) && READ_ONCE(f->fired) &&
+		    !pollfs_futex_any_woken(f))
+			pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
 		if (!READ_ONCE(f->fired)) {
 			ret = -EAGAIN;
 			goto out;
@@ -916,6 +961,7 @@ static void pollfs_futex_release(struct pollfs_object *obj)
 
 	if (f->state == POLLFS_FUTEX_ARMED)
 		pollfs_futex_disarm(f);
+	irq_work_sync(&f->wake_work);
 	pollfs_futex_put_mm(f);
 	kvfree(f->waits);
 	mutex_destroy(&f->lock);
@@ -939,6 +985,7 @@ static int pollfs_futex_create(const void __user *arg)
 	if (!f)
 		return -ENOMEM;
 	init_waitqueue_head(&f->wqh);
+	init_irq_work(&f->wake_work, pollfs_futex_wake_work);
 	mutex_init(&f->lock);
 	INIT_LIST_HEAD(&f->fmm_link);
 

@@ -143,10 +143,16 @@ kinds_exit:
 	return err;
 }
 
+/*
+ * A kind may free its objects an RCU grace period after release (a probe
+ * handler may still hold one): those callbacks run code of this module,
+ * so every kind's are waited for here, whatever the kinds' own exits did.
+ */
 static void __exit pollfs_exit(void)
 {
 	misc_deregister(&pollfs_dev);
 	pollfs_fs_exit();
+	rcu_barrier();
 	pollfs_kinds_exit(ARRAY_SIZE(pollfs_kinds));
 }
 

@@ -29,6 +29,7 @@
 #include <linux/time_namespace.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "core.h"
 #include "ksyms.h"
@@ -84,11 +85,8 @@ static bool pollfs_timer_cancelled(const struct pollfs_timer *t)
 	       (t->clock_set || t->moffs != ktime_mono_to_real(0));
 }
 
-/*
- * kprobe pre-handler of timerfd_clock_was_set(), in process context after
- * the clock was set: wake the pollers of every timer that now cancels.
- */
-static int pollfs_timer_clock_was_set(struct kprobe *kp, struct pt_regs *regs)
+/* Wake the pollers of every timer that now cancels. */
+static void pollfs_timer_wake_cancelled(void)
 {
 	struct pollfs_timer *t;
 	unsigned long flags;
@@ -103,6 +101,28 @@ static int pollfs_timer_clock_was_set(struct kprobe *kp, struct pt_regs *regs)
 		spin_unlock_irqrestore(&t->wqh.lock, flags);
 	}
 	rcu_read_unlock();
+}
+
+static void pollfs_timer_clock_work_fn(struct work_struct *work)
+{
+	pollfs_timer_wake_cancelled();
+}
+
+static DECLARE_WORK(pollfs_timer_clock_work, pollfs_timer_clock_work_fn);
+
+/*
+ * kprobe pre-handler of timerfd_clock_was_set(), in process context after
+ * the clock was set.  A kprobe handler runs with preemption off, where
+ * PREEMPT_RT's spinlock_t, which sleeps, may not be taken: there the
+ * wake-up is a work item's.  Readiness itself needs no hook (poll and
+ * read compare the clock's offset), only the sleepers' wake-up.
+ */
+static int pollfs_timer_clock_was_set(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		schedule_work(&pollfs_timer_clock_work);
+	else
+		pollfs_timer_wake_cancelled();
 	return 0;
 }
 
@@ -386,7 +406,11 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 		if (cancelled >= 0)
 			break;
 		spin_unlock_irq(&t->wqh.lock);
+#ifdef POLLFS_HRTIMER_CANCEL_WAIT
+		pollfs_call(hrtimer_cancel_wait_running)(pollfs_timer_hrtimer(t));
+#else
 		hrtimer_cancel_wait_running(pollfs_timer_hrtimer(t));
+#endif
 	}
 	pollfs_timer_setup(t, spec);
 	spin_unlock_irq(&t->wqh.lock);
@@ -570,7 +594,7 @@ static void pollfs_timer_exit(void)
 {
 	if (pollfs_timer_kprobed.done) {
 		unregister_kprobe(&pollfs_timer_kprobe);
-		rcu_barrier();	/* the frees of pollfs_timer_release() */
+		flush_work(&pollfs_timer_clock_work);
 	}
 	kmem_cache_destroy(pollfs_timer_cache);
 }
