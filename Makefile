@@ -30,15 +30,22 @@
 # build root with the headers installed, and the module is built in it
 # (chroot, with a /proc of its own in a private mount namespace; root
 # only), then copied to build/module-7.3/.
+#
+# The kernels and how each is had are the table vm/kernels.
 
 KERNEL ?= $(POLLFS_KERNEL)
-ifneq ($(filter-out 6.1,$(KERNEL)),)
+# host (the default kernel), fetch or chroot: vm/kernels' HOW.
+KERNEL_HOW := $(shell POLLFS_KERNEL='$(KERNEL)' vm/kernel-version --how)
+ifeq ($(KERNEL_HOW),)
+$(error KERNEL=$(KERNEL): not a kernel of vm/kernels)
+endif
+ifneq ($(KERNEL_HOW),host)
 export POLLFS_KERNEL := $(KERNEL)
 KTREE = $(CURDIR)/build/kernel-$(KERNEL)
 # Known once `vm/setup --host` (the module's prerequisite) has fetched it.
 KVER ?= $(shell POLLFS_KERNEL=$(KERNEL) vm/kernel-version 2>/dev/null)
 MODULE_OUT = $(CURDIR)/build/module-$(KERNEL)
-ifeq ($(KERNEL),7.3)
+ifeq ($(KERNEL_HOW),chroot)
 BUILD_ROOT = $(KTREE)
 # Paths inside the build root.
 KDIR ?= /usr/src/linux-headers-$(KVER)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the vm/ scripts that run on the host, so that they report
-# and install packages the same way.
+# Sourced by the vm/ scripts that run on the host, so that they report,
+# install packages and read the table of kernels the same way.
 
 say() { echo "vm: $*"; }
 
@@ -30,4 +30,23 @@ install_packages()
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 		--no-install-recommends "${missing[@]}"
+}
+
+KERNELS_TABLE=$(dirname "${BASH_SOURCE[0]}")/kernels
+
+# kernel_entry NAME: print NAME's HOW and PACKAGE from vm/kernels (HOW:
+# host, fetch or chroot); an empty NAME is the default kernel, the one
+# whose HOW is host.  Fails, printing nothing, for a name not listed.
+kernel_entry()
+{
+	awk -v k="$1" '!/^#/ && NF &&
+		((k == "" && $2 == "host") || $1 == k) { print $2, $3; found = 1; exit }
+		END { exit !found }' "$KERNELS_TABLE"
+}
+
+# The names of vm/kernels, for messages: "6.1, 6.12, ...".
+kernel_names()
+{
+	awk '!/^#/ && NF { printf "%s%s", sep, $1; sep = ", " } END { print "" }' \
+		"$KERNELS_TABLE"
 }
