@@ -25,6 +25,11 @@
 # and vm/kernel-version, which boot that kernel with that module.  KERNEL
 # defaults to $POLLFS_KERNEL; none, or 6.1: the default kernel.
 #
+# KERNEL=6.1-rt: Debian 12's PREEMPT_RT flavour of 6.1
+# (linux-image-rt-amd64 from bookworm-security), fetched and built for
+# as 6.12 is, into build/kernel-6.1-rt and build/module-6.1-rt/.  On
+# demand, not in CI.
+#
 # KERNEL=7.3: trixie-backports' 7.3, whose kbuild needs Debian 13's
 # compiler and libraries: vm/setup makes build/kernel-7.3 a Debian 13
 # build root with the headers installed, and the module is built in it
