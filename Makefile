@@ -3,6 +3,7 @@
 # make            the module, libpollfs, the tests and the examples
 # make check      boot the QEMU guest and run the test suite in it
 # make check-unprivileged   the same suite as uid/gid 65534
+# make check-preempt        the suite with the guest kernel fully preemptible
 # make check-debug          the suite on a KASAN, lockdep and kmemleak kernel
 # make fuzz       the fuzzer in the guest, FUZZ_TIME s (600), FUZZ_SEED
 # make run        boot the guest and run the demo (the main job)
@@ -37,6 +38,15 @@
 # only), then copied to build/module-7.3/.
 #
 # The kernels and how each is had are the table vm/kernels.
+#
+# make check-preempt (KERNEL= as above): the suite with the guest booted
+# preempt=full, or preempt=lazy on a kernel that has the lazy model but
+# does not boot it already (read from the kernel's config); PREEMPT=MODE
+# chooses.  Debian's 6.1 and 6.12 are built PREEMPT_DYNAMIC and boot
+# voluntary, where a lock held where it may not be, or a wait that
+# counts on not being preempted, hides.  7.3 boots lazy already (its
+# build default), so it gets full; 6.1-rt is always fully preemptible:
+# there it is make check.
 
 KERNEL ?= $(POLLFS_KERNEL)
 # host (the default kernel), fetch or chroot: vm/kernels' HOW.
@@ -164,6 +174,38 @@ fuzz: setup
 		POLLFS_FUZZ_TIME=$(FUZZ_TIME) POLLFS_FUZZ_SEED=$(FUZZ_SEED) \
 		/pollfs/tests/run -t $$(($(FUZZ_TIME) + 60)) fuzz
 
+# The suite with the guest kernel preemptible where make check's is not
+# (the head of this file says why).  The mode is chosen from the
+# kernel's own config, which its headers carry, on a kernel that can
+# change it at boot (PREEMPT_DYNAMIC): preempt=lazy where the kernel has
+# that model (ARCH_HAS_PREEMPT_LAZY, 6.13 on: full preemption for
+# real-time tasks, at the next tick for the others) and is not built to
+# boot it (PREEMPT_LAZY), else preempt=full.  One built fully
+# preemptible (PREEMPT_RT) runs as it is.  PREEMPT=MODE overrides the
+# choice.  The guest's init prints the model it runs ("preemption: ...").
+PREEMPT ?=
+check-preempt: setup
+	$(MAKE) all
+	@config=$(BUILD_ROOT)$(KDIR)/.config; mode=$(PREEMPT); \
+	[ -r $$config ] || { echo "check-preempt: no $$config" >&2; exit 1; }; \
+	if [ -z "$$mode" ] && grep -qx CONFIG_PREEMPT_DYNAMIC=y $$config; then \
+		mode=full; \
+		if grep -qx CONFIG_ARCH_HAS_PREEMPT_LAZY=y $$config && \
+		   ! grep -qx CONFIG_PREEMPT_LAZY=y $$config; then \
+			mode=lazy; \
+		fi; \
+	fi; \
+	if [ -n "$$mode" ]; then \
+		echo "check-preempt: booting $(KVER) with preempt=$$mode"; \
+		POLLFS_VM_APPEND="$$POLLFS_VM_APPEND preempt=$$mode" vm/check; \
+	elif grep -qxE 'CONFIG_PREEMPT(_RT)?=y' $$config; then \
+		echo "check-preempt: $(KVER) is built fully preemptible"; \
+		vm/check; \
+	else \
+		echo "check-preempt: $(KVER) cannot be made preemptible at boot" >&2; \
+		exit 1; \
+	fi
+
 # The whole suite as an unprivileged user (uid and gid 65534): tests that
 # need root skip.
 check-unprivileged: setup
@@ -266,6 +308,6 @@ clean:
 	$(MAKE) -C examples clean
 
 .PHONY: all module kernel-setup lib tests examples setup host-setup check check-dkms run \
-	shell style fuzz check-unprivileged check-debug \
+	shell style fuzz check-unprivileged check-debug check-preempt \
 	style-build \
 	install install-module dkms-install clean bench bench-build
