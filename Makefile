@@ -10,6 +10,7 @@
 # make shell      an interactive shell in the guest, module loaded
 # make style      checkpatch on the kernel code
 # make install    libpollfs, headers, pkg-config file, man pages
+# make uninstall  remove them again
 # make install-module, make dkms-install: the module on this machine
 #
 # The module is built for the guest kernel: the one whose headers the
@@ -77,7 +78,19 @@ KVER ?= $(shell vm/kernel-version 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 BTF ?= $(CURDIR)/build/kernel/vmlinux
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+
+# The project's one version, in the file VERSION: MAJOR.MINOR is the
+# interface's (libpollfs's newest symbol version, the contract's
+# "version 1.1"), PATCH counts releases of fixes to the module or the
+# library.  The module's MODULE_VERSION (Kbuild), libpollfs's file name
+# and pkg-config Version, the installed man pages' headers, DKMS's
+# PACKAGE_VERSION and the Debian packages (debian/rules checks that
+# debian/changelog agrees) all take it from there.
+VERSION := $(shell sed -n '/^[0-9]/p' $(CURDIR)/VERSION)
+export POLLFS_VERSION := $(VERSION)
 
 all: module lib tests examples bench-build
 
@@ -118,8 +131,10 @@ module:
 	$(KBUILD) modules
 endif
 
+# The project's own build: a warning is an error (not in make install or
+# the Debian package build: userlib/Makefile says why).
 lib:
-	$(MAKE) -C userlib
+	$(MAKE) -C userlib WERROR=1
 
 tests: lib
 	$(MAKE) -C tests
@@ -270,11 +285,30 @@ style-build:
 	grep -qx 'build exit 0' build/style.log
 	! grep -E 'warning:|error:' build/style.log
 
-install: lib
-	$(MAKE) -C userlib install PREFIX=$(PREFIX)
+# libpollfs (shared and static), its headers under INCLUDEDIR/pollfs
+# (never INCLUDEDIR/linux: userlib/Makefile says why), libpollfs.pc and
+# the man pages, their headers naming VERSION; DESTDIR stages them.
+# make uninstall removes exactly those.
+MANPAGES = $(wildcard man/*.3 man/*.7)
+
+install: install-lib install-man
+
+install-lib:
+	$(MAKE) -C userlib install PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
+		INCLUDEDIR=$(INCLUDEDIR)
+
+install-man:
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
-	install -m 0644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
+	for page in $(MANPAGES); do \
+		dest=$(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}; \
+		sed '/^\.TH /s/"pollfs[^"]*"/"pollfs $(VERSION)"/' $$page >$$dest && \
+		chmod 0644 $$dest || exit 1; \
+	done
+
+uninstall:
+	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
+		INCLUDEDIR=$(INCLUDEDIR)
+	rm -f $(foreach page,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page)))
 
 # On this machine: for the running kernel, with its own BTF, unless
 # KVER (and BTF) say otherwise.
@@ -310,4 +344,5 @@ clean:
 .PHONY: all module kernel-setup lib tests examples setup host-setup check check-dkms run \
 	shell style fuzz check-unprivileged check-debug check-preempt \
 	style-build \
-	install install-module dkms-install clean bench bench-build
+	install install-lib install-man uninstall install-module dkms-install \
+	clean bench bench-build
