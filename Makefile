@@ -231,8 +231,8 @@ check-unprivileged: setup
 check-dkms:
 	vm/setup --rootfs dkms
 	$(MAKE) lib tests
-	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf $(MODULE_FILES) \
-		include
+	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf VERSION \
+		$(MODULE_FILES) $(DKMS_SCRIPTS) dkms/kernel-postinst include
 	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
 		--add build/pollfs-src.tar --add tests/dkms/check -- /check
 
@@ -319,20 +319,37 @@ install-module: module
 	$(KBUILD) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
-DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-DKMS_SRC := $(DESTDIR)/usr/src/pollfs-$(DKMS_VERSION)
+# The DKMS source tree, DESTDIR/usr/src/pollfs-VERSION, and the kernel
+# hook that builds the module again when a kernel update changes its
+# BTF (dkms/kernel-postinst): what pollfs-dkms ships (debian/rules runs
+# this, dh_dkms adds dkms.conf) and make dkms-install installs.
+DKMS_SRC = $(DESTDIR)/usr/src/pollfs-$(VERSION)
+DKMS_SCRIPTS = dkms/build dkms/post-build dkms/btf-source dkms/btf-id
+DKMS_HOOK = $(DESTDIR)/etc/kernel/postinst.d/pollfs-dkms
 
-dkms-install:
-	dkms remove pollfs/$(DKMS_VERSION) --all >/dev/null 2>&1 || true
-	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/module $(DKMS_SRC)/include/uapi/linux
-	install -m 0644 Kbuild dkms.conf $(DKMS_SRC)/
+dkms-src:
+	install -d $(DKMS_SRC)/module $(DKMS_SRC)/dkms \
+		$(DKMS_SRC)/include/uapi/linux $(dir $(DKMS_HOOK))
+	install -m 0644 Kbuild VERSION $(DKMS_SRC)/
 	install -m 0644 $(filter-out $(MODULE_SCRIPTS),$(MODULE_FILES)) \
 		$(DKMS_SRC)/module/
 	install -m 0755 $(MODULE_SCRIPTS) $(DKMS_SRC)/module/
+	install -m 0755 $(DKMS_SCRIPTS) $(DKMS_SRC)/dkms/
 	install -m 0644 include/uapi/linux/pollfs.h $(DKMS_SRC)/include/uapi/linux/
-	dkms add pollfs/$(DKMS_VERSION)
-	dkms install pollfs/$(DKMS_VERSION) -k $(KVER)
+	install -m 0755 dkms/kernel-postinst $(DKMS_HOOK)
+
+# dkms.conf's version is written in here, as dh_dkms -V does.
+dkms-install:
+	dkms remove pollfs/$(VERSION) --all >/dev/null 2>&1 || true
+	rm -rf $(DKMS_SRC)
+	$(MAKE) dkms-src
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+	dkms add pollfs/$(VERSION)
+	dkms install pollfs/$(VERSION) -k $(KVER)
+
+dkms-uninstall:
+	dkms remove pollfs/$(VERSION) --all >/dev/null 2>&1 || true
+	rm -rf $(DKMS_SRC) $(DKMS_HOOK)
 
 clean:
 	$(KBUILD) clean 2>/dev/null || true
@@ -344,5 +361,5 @@ clean:
 .PHONY: all module kernel-setup lib tests examples setup host-setup check check-dkms run \
 	shell style fuzz check-unprivileged check-debug check-preempt \
 	style-build \
-	install install-lib install-man uninstall install-module dkms-install \
-	clean bench bench-build
+	install install-lib install-man uninstall install-module dkms-src \
+	dkms-install dkms-uninstall clean bench bench-build
