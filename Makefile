@@ -12,6 +12,7 @@
 # make install    libpollfs, headers, pkg-config file, man pages
 # make uninstall  remove them again
 # make install-module, make dkms-install: the module on this machine
+# make deb        the Debian packages pollfs-dkms, libpollfs1, libpollfs-dev
 #
 # The module is built for the guest kernel: the one whose headers the
 # linux-headers-amd64 package installed (vm/setup installs it), with the
@@ -351,6 +352,21 @@ dkms-uninstall:
 	dkms remove pollfs/$(VERSION) --all >/dev/null 2>&1 || true
 	rm -rf $(DKMS_SRC) $(DKMS_HOOK)
 
+# The Debian packages of this tree (debian/), built by dpkg-buildpackage
+# from a copy of it in build/deb/pollfs-VERSION (the tree as it is, less
+# what git ignores), and checked by lintian: build/deb/*.deb,
+# build/deb/lintian.log.  Only the library is compiled: DKMS builds the
+# module where pollfs-dkms is installed.  No guest is booted.
+deb:
+	tests/deb/build $(CURDIR)/build/deb
+
+# The same tree under a lower version: the "previous release" that make
+# check-deb upgrades from.
+PREV_VERSION = $(VERSION)~prev
+deb-prev:
+	tests/deb/build --version $(PREV_VERSION) --no-lintian \
+		$(CURDIR)/build/deb-prev
+
 clean:
 	$(KBUILD) clean 2>/dev/null || true
 	rm -rf module/generated
@@ -362,4 +378,5 @@ clean:
 	shell style fuzz check-unprivileged check-debug check-preempt \
 	style-build \
 	install install-lib install-man uninstall install-module dkms-src \
-	dkms-install dkms-uninstall clean bench bench-build
+	dkms-install dkms-uninstall deb deb-prev \
+	clean bench bench-build
