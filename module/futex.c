@@ -94,15 +94,15 @@ struct pollfs_futex_wait {
 
 enum pollfs_futex_state {
 	POLLFS_FUTEX_UNARMED,
-	POLLFS_FUTEX_ARMED,	/* waits queued; @fired once one was woken */
+	POLLFS_FUTEX_ARMED,	/* waits queued; FIRED once one was woken */
 	POLLFS_FUTEX_PENDING,	/* disarmed, woken records left to read */
 };
 
 struct pollfs_futex {
 	struct pollfs_object obj;
-	wait_queue_head_t wqh;	/* its lock guards @state and @fired */
+	wait_queue_head_t wqh;	/* its lock guards @state */
 	enum pollfs_futex_state state;
-	bool fired;
+	unsigned long fired;	/* POLLFS_FUTEX_FIRED: a record was woken */
 	struct irq_work wake_work;	/* PREEMPT_RT: the kprobe's wake-up */
 	struct mutex lock;	/* serializes write, read and release */
 	struct mm_struct *mm;	/* the writer's, held while armed */
@@ -114,6 +114,14 @@ struct pollfs_futex {
 	unsigned int capacity;
 	struct pollfs_futex_wait *waits;	/* allocated by the first arm */
 };
+
+/*
+ * The bit of @fired.  A wake hook sets it after the record's @woken, and
+ * a read that clears it looks at the records after: a bit op, not a
+ * store under @wqh's lock, because on PREEMPT_RT the kprobe sets it
+ * where that lock, which sleeps there, may not be taken.
+ */
+#define POLLFS_FUTEX_FIRED	0
 
 static struct kmem_cache *pollfs_futex_cache;
 
@@ -385,7 +393,7 @@ static void pollfs_futex_set_state(struct pollfs_futex *f,
 {
 	spin_lock_irq(&f->wqh.lock);
 	f->state = state;
-	f->fired = false;
+	clear_bit(POLLFS_FUTEX_FIRED, &f->fired);
 	spin_unlock_irq(&f->wqh.lock);
 }
 
@@ -396,31 +404,29 @@ static void pollfs_futex_woken(struct pollfs_futex_wait *w)
 	unsigned long flags;
 
 	WRITE_ONCE(w->woken, true);
+	smp_mb__before_atomic();	/* @woken before the bit: see FIRED */
+	set_bit(POLLFS_FUTEX_FIRED, &f->fired);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		irq_work_queue(&f->wake_work);
+		return;
+	}
 	spin_lock_irqsave(&f->wqh.lock, flags);
-	f->fired = true;
 	wake_up_locked_poll(&f->wqh, EPOLLIN);
 	spin_unlock_irqrestore(&f->wqh.lock, flags);
 }
 
 /*
- * The kprobe's wake-up on PREEMPT_RT, where the handler, which runs with
- * preemption off, may not take our queue's lock (a spinlock_t sleeps
- * there): an irq_work runs in a thread.  It may come after a write
- * replaced the set; a read that then finds no record woken takes the
- * readiness back.
+ * The pollers' wake-up on PREEMPT_RT, where the 6.1 kprobe's handler,
+ * which runs with preemption off, may not take our queue's lock (a
+ * spinlock_t sleeps there): an irq_work runs in a thread.  Readiness is
+ * the bit, set already; a late wake-up only makes a poller look again.
  */
 static void pollfs_futex_wake_work(struct irq_work *work)
 {
 	struct pollfs_futex *f = container_of(work, struct pollfs_futex,
 					      wake_work);
-	unsigned long flags;
 
-	spin_lock_irqsave(&f->wqh.lock, flags);
-	if (f->state == POLLFS_FUTEX_ARMED) {
-		f->fired = true;
-		wake_up_locked_poll(&f->wqh, EPOLLIN);
-	}
-	spin_unlock_irqrestore(&f->wqh.lock, flags);
+	wake_up_poll(&f->wqh, EPOLLIN);
 }
 
 #if defined(FUTEX_Q_WAKE) && defined(POLLFS_FUTEX_WAKE_MARK)
@@ -463,16 +469,8 @@ static int pollfs_futex_wake_hook(struct kprobe *kp, struct pt_regs *regs)
 {
 	void *q = (void *)regs_get_kernel_argument(regs, 1);
 
-	struct pollfs_futex_wait *w = q;
-
-	if (READ_ONCE(*q_task(q)) != &init_task)
-		return 0;
-	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		WRITE_ONCE(w->woken, true);
-		irq_work_queue(&w->owner->wake_work);
-	} else {
-		pollfs_futex_woken(w);
-	}
+	if (READ_ONCE(*q_task(q)) == &init_task)
+		pollfs_futex_woken(q);
 	return 0;
 }
 
@@ -811,23 +809,18 @@ static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
 {
 	struct pollfs_futex_wait *w = NULL;
 	unsigned int i;
-	bool fired, other;
+	bool other;
 	int ret;
 
-	spin_lock_irq(&f->wqh.lock);
-	fired = f->fired;
-	f->fired = false;
-	spin_unlock_irq(&f->wqh.lock);
-	if (!fired)
+	/* Fully ordered: the records are looked at after the bit. */
+	if (!test_and_clear_bit(POLLFS_FUTEX_FIRED, &f->fired))
 		return -EAGAIN;
 
 	for (i = 0; i < f->nr; i++) {
 		if (!READ_ONCE(f->waits[i].woken))
 			continue;
 		if (w) {	/* more to read */
-			spin_lock_irq(&f->wqh.lock);
-			f->fired = true;
-			spin_unlock_irq(&f->wqh.lock);
+			set_bit(POLLFS_FUTEX_FIRED, &f->fired);
 			break;
 		}
 		w = &f->waits[i];
@@ -859,17 +852,6 @@ static int pollfs_futex_read_watch(struct pollfs_futex *f, void *rec)
 	return 1;
 }
 
-/* Was a record of the armed set woken?  Mutex held. */
-static bool pollfs_futex_any_woken(struct pollfs_futex *f)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->nr; i++)
-		if (READ_ONCE(f->waits[i].woken))
-			return true;
-	return false;
-}
-
 static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
 {
 	struct pollfs_futex *f = to_futex(obj);
@@ -883,10 +865,7 @@ static int pollfs_futex_read(struct pollfs_object *obj, void *rec)
 		goto out;
 	}
 	if (f->state == POLLFS_FUTEX_ARMED) {
-		if (IS_ENABLED(CONFIG_PREEMPT_RT) && READ_ONCE(f->fired) &&
-		    !pollfs_futex_any_woken(f))
-			pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
-		if (!READ_ONCE(f->fired)) {
+		if (!test_bit(POLLFS_FUTEX_FIRED, &f->fired)) {
 			ret = -EAGAIN;
 			goto out;
 		}
@@ -920,7 +899,8 @@ static __poll_t pollfs_futex_poll(struct pollfs_object *obj)
 
 	spin_lock_irq(&f->wqh.lock);
 	if (f->state == POLLFS_FUTEX_PENDING ||
-	    (f->state == POLLFS_FUTEX_ARMED && f->fired))
+	    (f->state == POLLFS_FUTEX_ARMED &&
+	     test_bit(POLLFS_FUTEX_FIRED, &f->fired)))
 		events = EPOLLIN;
 	spin_unlock_irq(&f->wqh.lock);
 	return events;
@@ -945,7 +925,8 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
 
 	mutex_lock(&f->lock);
 	seq_printf(m, "state: %s\nfired: %d\nwatch: %d\nrecords: %u\n",
-		   states[f->state], f->fired, f->watch, f->nr);
+		   states[f->state], test_bit(POLLFS_FUTEX_FIRED, &f->fired),
+		   f->watch, f->nr);
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		seq_printf(m, "wait: addr %#llx val %u flags %#x%s\n",

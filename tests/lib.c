@@ -111,6 +111,19 @@ unsigned int pt_time_scale(void)
 	return scale > 1 ? scale : 1;
 }
 
+bool pt_kernel_rt(void)
+{
+	FILE *f = fopen("/sys/kernel/realtime", "re");
+	int rt = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &rt) != 1)
+			rt = 0;
+		fclose(f);
+	}
+	return rt == 1;
+}
+
 void pt_watchdog(unsigned int seconds)
 {
 	struct sigaction sa;

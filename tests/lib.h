@@ -65,6 +65,9 @@ void pt_watchdog(unsigned int seconds);
 /* POLLFS_TIME_SCALE, at least 1: how many times slower this kernel is
  * than Debian's (the debug kernel of make check-debug). */
 unsigned int pt_time_scale(void);
+/* A PREEMPT_RT kernel (/sys/kernel/realtime), where some wake-ups of the
+ * module take another path (pollfs(7), Requirements). */
+bool pt_kernel_rt(void);
 
 #define FAIL(...) pt_fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
