@@ -5,6 +5,8 @@
 # make check-unprivileged   the same suite as uid/gid 65534
 # make check-preempt        the suite with the guest kernel fully preemptible
 # make check-debug          the suite on a KASAN, lockdep and kmemleak kernel
+# make check-race           the suite and a long fuzz on a KCSAN kernel, with
+#                           the module's line coverage
 # make fuzz       the fuzzer in the guest, FUZZ_TIME s (600), FUZZ_SEED
 # make run        boot the guest and run the demo (the main job)
 # make shell      an interactive shell in the guest, module loaded
@@ -165,18 +167,43 @@ check: setup
 DEBUG_TREE = $(CURDIR)/build/debug-kernel/linux
 DEBUG_MODULE = $(CURDIR)/build/debug-module
 DEBUG_TIME_SCALE ?= 4
+
+# $(call checking-module,TREE,OUT,ARGS): the module built out of this
+# tree against vm/debug-kernel's TREE, in OUT, with kbuild's ARGS.
+define checking-module
+	rm -rf $(2)
+	mkdir -p $(2)/module
+	cp -a Kbuild include $(2)/
+	cp -a $(MODULE_FILES) $(2)/module/
+	$(MAKE) -C $(1) M=$(2) POLLFS_BTF=$(1)/vmlinux $(3) modules
+endef
+
 check-debug: setup
 	vm/debug-kernel >/dev/null
 	$(MAKE) lib tests bench-build
-	rm -rf $(DEBUG_MODULE)
-	mkdir -p $(DEBUG_MODULE)/module
-	cp -a Kbuild include $(DEBUG_MODULE)/
-	cp -a $(MODULE_FILES) $(DEBUG_MODULE)/module/
-	$(MAKE) -C $(DEBUG_TREE) M=$(DEBUG_MODULE) \
-		POLLFS_BTF=$(DEBUG_TREE)/vmlinux modules
+	$(call checking-module,$(DEBUG_TREE),$(DEBUG_MODULE))
 	POLLFS_KO=$(DEBUG_MODULE)/pollfs.ko POLLFS_VM_TREE=$(DEBUG_TREE) \
 		POLLFS_VM_TIMEOUT=5400 POLLFS_TIME_SCALE=$(DEBUG_TIME_SCALE) \
 		vm/check
+
+# The data-race lane: the suite, its fuzz test run for FUZZ_TIME s (600),
+# on a KCSAN kernel (vm/debug-kernel race; tens of minutes, once).  A
+# KCSAN report fails the run only if a frame of it is in pollfs
+# (vm/kcsan-sort lists the kernel's own).  The module is built with gcov
+# too: build/coverage/summary is the share of module/ lines the suite and
+# the fuzzer ran, build/coverage/uncovered the lines they never did.
+RACE_TREE = $(CURDIR)/build/race-kernel/linux
+RACE_MODULE = $(CURDIR)/build/race-module
+check-race: setup
+	vm/debug-kernel race >/dev/null
+	$(MAKE) lib tests bench-build
+	$(call checking-module,$(RACE_TREE),$(RACE_MODULE),POLLFS_GCOV=1)
+	rm -rf build/coverage
+	POLLFS_KO=$(RACE_MODULE)/pollfs.ko POLLFS_VM_TREE=$(RACE_TREE) \
+		POLLFS_VM_KCSAN=sort POLLFS_GCOV_OUT=build/coverage/data \
+		POLLFS_FUZZ_TIME=$(FUZZ_TIME) POLLFS_VM_TIMEOUT=5400 \
+		POLLFS_TIME_SCALE=$(DEBUG_TIME_SCALE) vm/check
+	vm/coverage $(RACE_MODULE) build/coverage/data build/coverage
 
 # The fuzzer (tests/fuzz.c) in the guest for FUZZ_TIME seconds (default
 # 600), through the test runner, so that the kernel log is checked and
@@ -375,8 +402,8 @@ clean:
 	$(MAKE) -C examples clean
 
 .PHONY: all module kernel-setup lib tests examples setup host-setup check check-dkms run \
-	shell style fuzz check-unprivileged check-debug check-preempt \
+	shell style fuzz check-unprivileged check-debug check-preempt check-race \
 	style-build \
 	install install-lib install-man uninstall install-module dkms-src \
-	dkms-install dkms-uninstall deb deb-prev \
+	dkms-install dkms-uninstall deb deb-prev check-deb \
 	clean bench bench-build

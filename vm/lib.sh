@@ -44,6 +44,14 @@ kernel_entry()
 		END { exit !found }' "$KERNELS_TABLE"
 }
 
+# kernel_time_scale NAME: NAME's SCALE in vm/kernels, 1 if none.
+kernel_time_scale()
+{
+	awk -v k="$1" '!/^#/ && NF &&
+		((k == "" && $2 == "host") || $1 == k) { s = $4 }
+		END { print s ? s : 1 }' "$KERNELS_TABLE"
+}
+
 # The names of vm/kernels, for messages: "6.1, 6.12, ...".
 kernel_names()
 {
