@@ -15,6 +15,7 @@
 # make uninstall  remove them again
 # make install-module, make dkms-install: the module on this machine
 # make deb        the Debian packages pollfs-dkms, libpollfs1, libpollfs-dev
+# make check-deb  install them in the guest with dpkg, DKMS builds the module
 #
 # The module is built for the guest kernel: the one whose headers the
 # linux-headers-amd64 package installed (vm/setup installs it), with the
@@ -393,6 +394,18 @@ PREV_VERSION = $(VERSION)~prev
 deb-prev:
 	tests/deb/build --version $(PREV_VERSION) --no-lintian \
 		$(CURDIR)/build/deb-prev
+
+# In the guest, with a root filesystem of Debian's (12's for 6.1 and
+# 6.12, 13's for 7.3) holding dkms and the kernel's headers: the packages
+# installed with dpkg as a user would (on 6.1 and 7.3 as an upgrade from
+# the previous version's), the module built by DKMS and loaded, a
+# program built with pkg-config, a few tests, then dpkg --purge leaving
+# nothing behind.  On the default kernel also a kernel update that
+# replaces the image under the same release, and a boot of the updated
+# image: tests/deb/README.md.  Each DKMS build takes minutes under TCG.
+check-deb: deb deb-prev
+	$(MAKE) lib tests
+	tests/deb/run $(KERNEL)
 
 clean:
 	$(KBUILD) clean 2>/dev/null || true
