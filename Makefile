@@ -181,7 +181,7 @@ endef
 
 check-debug: setup
 	vm/debug-kernel >/dev/null
-	$(MAKE) lib tests bench-build
+	$(MAKE) lib tests examples bench-build
 	$(call checking-module,$(DEBUG_TREE),$(DEBUG_MODULE))
 	POLLFS_KO=$(DEBUG_MODULE)/pollfs.ko POLLFS_VM_TREE=$(DEBUG_TREE) \
 		POLLFS_VM_TIMEOUT=5400 POLLFS_TIME_SCALE=$(DEBUG_TIME_SCALE) \
@@ -197,7 +197,7 @@ RACE_TREE = $(CURDIR)/build/race-kernel/linux
 RACE_MODULE = $(CURDIR)/build/race-module
 check-race: setup
 	vm/debug-kernel race >/dev/null
-	$(MAKE) lib tests bench-build
+	$(MAKE) lib tests examples bench-build
 	$(call checking-module,$(RACE_TREE),$(RACE_MODULE),POLLFS_GCOV=1)
 	rm -rf build/coverage
 	POLLFS_KO=$(RACE_MODULE)/pollfs.ko POLLFS_VM_TREE=$(RACE_TREE) \
