@@ -97,9 +97,10 @@ int pollfs_fs_pin(void)
 		inode->i_uid = GLOBAL_ROOT_UID;
 		inode->i_gid = GLOBAL_ROOT_GID;
 		/*
-		 * The file type is the kernel's to choose (S_IFREG since
-		 * "anon_inode: use a proper mode internally"; none before):
-		 * keep it, as the stock anon inode does.
+		 * The file type is the kernel's to choose: none on Debian's
+		 * 6.1, 6.12 and 7.3, as for the stock anon inode; S_IFREG on
+		 * kernels with "anon_inode: use a proper mode internally"
+		 * and not its revert.  Only the permissions are ours.
 		 */
 		inode->i_mode = (inode->i_mode & S_IFMT) | 0600;
 		pollfs_mnt = mnt;
