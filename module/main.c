@@ -162,4 +162,7 @@ module_exit(pollfs_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The pollfs developers");
 MODULE_DESCRIPTION("Signals, timers, futex waits and AIO rings as pollable files");
-MODULE_VERSION("0.1");
+#ifndef POLLFS_VERSION
+#error "POLLFS_VERSION is unset: build through the top Makefile, or with the VERSION file beside Kbuild"
+#endif
+MODULE_VERSION(POLLFS_VERSION);
