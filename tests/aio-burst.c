@@ -7,7 +7,7 @@
  * complete inside io_submit, 256 IOCB_CMD_POLLs on one pipe completed by
  * one write, and 256 fsyncs completed from a workqueue.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 enum { N = 256, LEN = 512 };
 

@@ -6,7 +6,7 @@
  * while io_destroy runs; objects created while io_destroy runs (each
  * either fails with EINVAL or is hung up at once and stays so).
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

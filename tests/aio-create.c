@@ -8,7 +8,7 @@
  * object is named pollfs:[aio], honours its creation flags, and cannot be
  * written.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

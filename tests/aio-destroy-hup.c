@@ -9,7 +9,7 @@
  * that a completion had queued could run after the death, with EPOLLIN as
  * its key, which such a watcher ignores: the hang-up was lost.)
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

@@ -8,7 +8,7 @@
  * new context taking the old one's address.  Closing afterwards, or
  * before the destroy, is clean.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

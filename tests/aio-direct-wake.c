@@ -9,7 +9,7 @@
  * On PREEMPT_RT nothing is woken directly: every completion goes
  * through the irq_work.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

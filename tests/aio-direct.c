@@ -12,7 +12,7 @@
  * driver (modprobe loop, ext4 and crc32c are tried; mke2fs is needed).
  * It skips, saying what is missing, if none is available.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <linux/loop.h>
 #include <sys/epoll.h>

@@ -6,7 +6,7 @@
  * one io_submit, or completed together by one pipe write), and never for
  * a read or a reap, which add no completion.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

@@ -4,7 +4,7 @@
  * completions wait unreaped, and stops once they are reaped; with
  * EPOLLONESHOT, once per arming.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

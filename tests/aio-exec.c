@@ -5,7 +5,7 @@
  * completion included), so the new image finds the object hung up, and
  * cannot name the old context any more.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 static int after_exec(int fd, aio_context_t old)
 {

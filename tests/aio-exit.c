@@ -6,7 +6,7 @@
  * any kernel complaint), whether it exits, is killed, or its main thread
  * leaves first and the rest are killed later.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/wait.h>
 

@@ -7,7 +7,7 @@
  * object for nor destroy the parent's context, and its attempts and its
  * exit leave the parent's object working.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/wait.h>
 

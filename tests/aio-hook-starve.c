@@ -44,8 +44,8 @@
  * holds up RCU: an idle thread that the scheduler leaves behind may sit
  * preempted inside an RCU read-side section (preempt=full).
  */
-#include "aio.h"
-#include "futex.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
 
 #include <limits.h>
 #include <pthread.h>

@@ -8,7 +8,7 @@
  * space), and libaio's io_destroy hangs the object up.  Skips if
  * libaio.so.1 is not installed.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <dlfcn.h>
 #include <sys/epoll.h>

@@ -7,7 +7,7 @@
  * Several contexts with objects of their own do not see each other's
  * completions.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 #include <sys/resource.h>

@@ -5,7 +5,7 @@
  * (completions, reaps through the new id, the hang-up at io_destroy), the
  * new id makes objects, and the old id no longer does.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/mman.h>
 

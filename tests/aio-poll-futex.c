@@ -8,8 +8,8 @@
  * kprobes or ftrace skip as recursion (a kretprobe, an fprobe) would
  * lose that completion.
  */
-#include "aio.h"
-#include "futex.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
 
 #include <sys/epoll.h>
 

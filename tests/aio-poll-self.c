@@ -9,7 +9,7 @@
  * and edge-triggered); io_destroy and process exit with such polls
  * pending.  A watchdog fails the test if anything deadlocks.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 

@@ -8,7 +8,7 @@
  * and a poll that times out with completions unreaped (a lost wake-up)
  * fails the test.  At the end io_destroy wakes the blocking checker.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 enum { N = 20000, BATCH = 32, LEN = 64 };
 

@@ -4,7 +4,7 @@
  * without SA_RESTART gives EINTR; with SA_RESTART the read goes on
  * sleeping and returns the completion that comes later.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 static volatile sig_atomic_t caught;
 

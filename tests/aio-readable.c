@@ -6,7 +6,7 @@
  * read reports the same); io_getevents reaps it, and then nothing is
  * readable and a non-blocking read gives EAGAIN.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 #include <sys/select.h>

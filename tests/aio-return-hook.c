@@ -11,7 +11,7 @@
  * hook it (its locks sleep there, and the hook keeps preemption off):
  * the object is woken from the context's wait queue instead.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/mount.h>
 #include <sys/stat.h>

@@ -7,7 +7,7 @@
  * what io_getevents then returns.  The count stays exact while head and
  * tail wrap round the ring.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 int main(void)
 {

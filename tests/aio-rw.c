@@ -5,7 +5,7 @@
  * the object counts each completion (failed ones too), and the data read
  * back, through AIO and through pread(2), is what was written.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/uio.h>
 

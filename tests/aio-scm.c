@@ -6,7 +6,7 @@
  * fd open, with a request in flight) or destroys the context, the
  * receiver, asleep in poll, sees POLLHUP and reads 0.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/socket.h>
 #include <sys/wait.h>

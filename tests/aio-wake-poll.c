@@ -6,7 +6,7 @@
  * completed from a workqueue.  The sleeper wakes only after the
  * completion was caused, and sees exactly one.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 #include <sys/epoll.h>
 #include <sys/select.h>

@@ -6,7 +6,7 @@
  * workqueue), then returns {ctx, 1}; several readers sleeping at once
  * all wake, since reading reaps nothing.
  */
-#include "aio.h"
+#include "lib/aio.h"
 
 struct reader {
 	int fd;

@@ -3,7 +3,7 @@
  * POLLFS_CLOEXEC sets FD_CLOEXEC and its absence does not; across execve
  * the first is closed and the second stays open.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 #include <sys/wait.h>

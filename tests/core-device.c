@@ -3,7 +3,7 @@
  * /dev/pollfs is a misc character device of mode 0666, /proc/misc lists it
  * with the same minor, and /proc/filesystems lists the pollfs filesystem.
  */
-#include "lib.h"
+#include "lib/lib.h"
 
 #include <stdio.h>
 #include <sys/stat.h>

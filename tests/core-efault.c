@@ -3,7 +3,7 @@
  * A bad argument pointer gives EFAULT and creates nothing; a write or a
  * read whose buffer is not mapped gives EFAULT.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/mman.h>
 

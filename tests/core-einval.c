@@ -3,7 +3,7 @@
  * Unknown flag bits or a non-zero reserved field give EINVAL and create
  * nothing; the known flags, in either spelling, are accepted.
  */
-#include "lib.h"
+#include "lib/lib.h"
 
 static int create(int dev, unsigned int flags, unsigned int reserved)
 {

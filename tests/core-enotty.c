@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Unknown ioctls, on /dev/pollfs and on an object, fail with ENOTTY. */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <termios.h>
 

@@ -16,10 +16,10 @@
  *  - aio: "ctx:", then "state: live" with "available: N", or
  *    "state: destroyed" once the context is gone.
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 

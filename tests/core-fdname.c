@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* readlink /proc/self/fd/N of a timer is "pollfs:[timer]". */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 

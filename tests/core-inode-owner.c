@@ -10,10 +10,10 @@
  * The first child, uid 65534, is the first user of the module here (the
  * test opens nothing before it), so it is also the one that mounts.
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 #include <sys/inotify.h>

@@ -15,10 +15,10 @@
  * inodes only: there a module that keeps alloc_anon_inode()'s type and
  * does not hide it shows S_IFREG where eventfd shows none, and fails.
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
 
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>

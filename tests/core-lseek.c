@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* An object cannot seek: lseek gives ESPIPE, whatever its state. */
-#include "timer.h"
+#include "lib/timer.h"
 
 static void check_lseek(int fd)
 {

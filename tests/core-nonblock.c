@@ -5,7 +5,7 @@
  * O_NONBLOCK later with fcntl makes the read give EAGAIN, and clearing it
  * makes it sleep again.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static struct pollfs_timer_event ev;
 

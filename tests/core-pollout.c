@@ -5,10 +5,10 @@
  * waits: through poll, select and epoll (level and edge), armed or not,
  * readable or not.  An AIO object takes no writes and never reports it.
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
 
 #include <sys/epoll.h>
 #include <sys/select.h>

@@ -30,7 +30,7 @@
  * test passes then whatever the read loop does.  It says how long the
  * reads were.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>

@@ -5,7 +5,7 @@
  * (not EAGAIN), on an empty blocking one (without sleeping), and on one
  * with a ready record, which it leaves in place.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static const size_t sizes[] = { 0, 1, 8, 16, 39 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))

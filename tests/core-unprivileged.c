@@ -3,7 +3,7 @@
  * An unprivileged user (uid and gid 65534, no capabilities) can open
  * /dev/pollfs, create a timer and use it.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static int child(void *unused)
 {

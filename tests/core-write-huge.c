@@ -12,10 +12,10 @@
  *    while a write runs for 6 s, and the guest panics on a soft lockup.
  * Futex and AIO objects refuse such a write at once (EINVAL).
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
 
 #include <sys/mman.h>
 #include <sys/time.h>

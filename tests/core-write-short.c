@@ -4,7 +4,7 @@
  * changes nothing: it neither arms a disarmed timer nor disarms an armed
  * one.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static const size_t sizes[] = { 0, 1, 8, 24, 39 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))

@@ -5,7 +5,7 @@
  * mapped page that was never touched (not present yet) arms normally,
  * alone or as the last record of a wait-any.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

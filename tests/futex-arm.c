@@ -6,7 +6,7 @@
  * a misaligned address, unknown flag bits, more than 128 records or a
  * write shorter than one record give EINVAL and arm nothing.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 static uint32_t word = 7;
 static uint32_t words[2] = { 0xffffffffu, 0x80000000u };

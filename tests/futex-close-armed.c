@@ -5,7 +5,7 @@
  * object lives while any fd refers to it: closing one dup, or closing
  * the fd while another thread sleeps in read on it, leaves it armed.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

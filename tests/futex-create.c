@@ -6,7 +6,7 @@
  * named pollfs:[futex].  A new object is unarmed: a read gives EINVAL,
  * blocking or not, and poll, select and epoll show nothing.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/epoll.h>
 #include <sys/select.h>

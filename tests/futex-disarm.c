@@ -12,7 +12,7 @@
  * any record on an unmapped word), or an all-zero record among two or
  * more (addr 0: EFAULT, nothing armed).
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

@@ -7,7 +7,7 @@
  * anonymous word is woken by another process that still maps it.  The
  * new image re-arms and closes them.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

@@ -9,8 +9,8 @@
  * alive for that table's sake would keep itself alive through the
  * request, for ever: this is how the fuzzer found that leak.
  */
-#include "aio.h"
-#include "futex.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
 
 static uint32_t word = 5;
 

@@ -8,7 +8,7 @@
  * address space safely: the parent's wake of that address counts
  * nothing, and the parent can re-arm and close it.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <sys/mman.h>

@@ -7,7 +7,7 @@
  * word); armed by the child on its own word, the child's wake counts it,
  * the parent's does not, and the parent sees it fire.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/wait.h>
 

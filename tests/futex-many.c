@@ -6,7 +6,7 @@
  * or not, and no wake counts anything.  Then 1000 armed on one word: one
  * FUTEX_WAKE counts all 1000.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/resource.h>

@@ -12,7 +12,7 @@
  * MADV_DONTNEED on an armed private word leaves the wait armed.
  * A child exiting with a wait on an unmapped word is clean too.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

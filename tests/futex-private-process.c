@@ -6,7 +6,7 @@
  * (a forked child, whose word there is its own copy), private or shared,
  * although that child holds the same object through the inherited fd.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <sys/mman.h>

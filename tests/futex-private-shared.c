@@ -6,7 +6,7 @@
  * shared anonymous memory and on a shared file mapping.  Two objects on
  * one word, one of each kind, are each woken by their own kind only.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

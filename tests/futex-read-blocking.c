@@ -6,7 +6,7 @@
  * armed; with SA_RESTART the read goes on sleeping and still gets the
  * record.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -7,7 +7,7 @@
  * the record armed in that round.  A reader that finds the object
  * unarmed (another took the record) gets EINVAL, nothing else.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

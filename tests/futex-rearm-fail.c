@@ -8,7 +8,7 @@
  * (EINVAL); an unmapped word or record buffer (EFAULT).  (More than 128
  * records: futex-rearm-toomany.)
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

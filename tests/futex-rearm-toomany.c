@@ -5,7 +5,7 @@
  * before, a FUTEX_WAKE of its old word then counts nothing; woken and
  * not read before, the record is gone.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 static uint32_t a = 1, b = 2;
 static struct pollfs_futex_event big[1000];

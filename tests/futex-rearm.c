@@ -5,7 +5,7 @@
  * word it is one waiter, not two; a woken record not yet read is dropped
  * by the re-arm; re-arming from a wait-any drops every record of it.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

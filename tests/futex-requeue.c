@@ -6,7 +6,7 @@
  * fires with the record it was armed with.  A requeued object closed or
  * re-armed leaves no waiter on the new word.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

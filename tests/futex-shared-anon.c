@@ -6,7 +6,7 @@
  * a child's object is woken by the parent.  A private wake in the child
  * counts nothing.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

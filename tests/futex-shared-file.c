@@ -6,7 +6,7 @@
  * another process that opened and mapped the file on its own (at another
  * offset of its mapping); a private wake through either counts nothing.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

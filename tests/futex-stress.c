@@ -26,7 +26,7 @@
  *    none counted twice;
  *  - after every object is closed no wake counts anything.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

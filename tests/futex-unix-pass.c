@@ -7,7 +7,7 @@
  * by the receiver on its own word, its wake counts it and the sender's
  * does not.  Armed shared, the receiver's shared wake counts it.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/socket.h>

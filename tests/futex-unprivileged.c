@@ -3,7 +3,7 @@
  * An unprivileged user (uid and gid 65534, no capabilities) creates a
  * futex object, arms it privately and shared, and is woken.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

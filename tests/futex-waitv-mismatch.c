@@ -5,7 +5,7 @@
  * nothing), wherever the record is; a misaligned address or unknown
  * flags in any record give EINVAL and arm nothing.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

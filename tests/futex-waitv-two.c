@@ -5,7 +5,7 @@
  * one, the fd stays readable, and the next read returns the next, until
  * the object is unarmed.  The first read disarms the records not woken.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

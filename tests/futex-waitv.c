@@ -5,7 +5,7 @@
  * read returns exactly the woken record and disarms the others (a wake
  * of them counts nothing).  Records may mix private and shared words.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

@@ -4,7 +4,7 @@
  * waits with a full bitset), while a thread in FUTEX_WAIT_BITSET is woken
  * only by a matching bitset.  A zero bitset is EINVAL and wakes nothing.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

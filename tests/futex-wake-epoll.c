@@ -4,7 +4,7 @@
  * (once per wake), EPOLLONESHOT (once until re-enabled), and a thread
  * asleep in epoll_wait() is woken by another thread's FUTEX_WAKE.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * Several objects armed on one word are as many waiters: FUTEX_WAKE(n)
  * returns n and wakes exactly n of them; woken ones no longer count.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

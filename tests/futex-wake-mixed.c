@@ -5,7 +5,7 @@
  * exactly one of them (then the same again wakes the other);
  * FUTEX_WAKE(addr, 2) returns 2 and wakes both.  Private and shared.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -6,7 +6,7 @@
  * second read gives EINVAL).  A read buffer smaller than a record gives
  * EINVAL and consumes nothing.  Not readable before the wake.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/select.h>

@@ -4,7 +4,7 @@
  * the nr_wake on uaddr1 always, the nr_wake2 on uaddr2 when the
  * operation's comparison of uaddr2's old value holds.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

@@ -15,7 +15,7 @@
  * Private and shared, on private and MAP_SHARED memory, on blocking and
  * O_NONBLOCK files.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

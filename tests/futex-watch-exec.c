@@ -17,7 +17,7 @@
  * Then the new image arms them all again, watched, on its own words,
  * and they work: wake, read, wake again, disarm, close.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

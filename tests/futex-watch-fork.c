@@ -15,7 +15,7 @@
  * parent's wakes of that address count nothing.  The child then
  * disarms it (one all-zero record) and nothing counts it any more.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/wait.h>
 

@@ -8,7 +8,7 @@
  * beside WATCH gives EINVAL, an unmapped word EFAULT, with the same
  * result.  Then a matching watched arm works.  Private and shared.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

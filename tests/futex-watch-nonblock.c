@@ -10,7 +10,7 @@
  * it until it is read, and not after.  The same with a wait-any set of
  * watched records, several of them woken before the drain.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

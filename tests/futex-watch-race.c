@@ -19,7 +19,7 @@
  *    FUTEX_WAKE counts it.
  * Both private and shared (on MAP_SHARED memory).
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

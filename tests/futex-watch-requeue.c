@@ -10,7 +10,7 @@
  * not.  The same for a record of a watched wait-any set (the others
  * stay armed where they were).  Private and shared.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

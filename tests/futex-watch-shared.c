@@ -11,7 +11,7 @@
  * addresses in the two processes (the parent's wakes, the child's
  * object, read by the child, blocking).
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

@@ -16,7 +16,7 @@
  *  - a write replacing the set (a set, one record, or the disarm record)
  *    leaves no waiter on the old words.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <sys/mman.h>
 

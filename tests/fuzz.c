@@ -110,7 +110,7 @@
  * POLLFS_FUZZ_TIME and POLLFS_FUZZ_SEED in the environment replace the
  * defaults (make fuzz passes them through tests/run).
  */
-#include "lib.h"
+#include "lib/lib.h"
 
 #include <dirent.h>
 #include <inttypes.h>

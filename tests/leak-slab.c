@@ -14,8 +14,8 @@
  * use it too).  While the objects live, each cache holds exactly as many
  * more objects as were made of its kind: the counts are the right ones.
  */
-#include "futex.h"
-#include "timer.h"
+#include "lib/futex.h"
+#include "lib/timer.h"
 
 #include <linux/aio_abi.h>
 #include <sys/resource.h>

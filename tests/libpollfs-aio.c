@@ -7,8 +7,8 @@
  * until a completion; once the context is destroyed a read returns 0,
  * also one asleep at the time; and the documented errors.
  */
-#include "aio.h"
-#include "futex.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>

@@ -5,7 +5,7 @@
  * descriptor; threads that create their first objects at the same moment
  * still leave exactly one open.  Each object has its kind's name.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <dirent.h>
 #include <linux/aio_abi.h>

@@ -14,7 +14,7 @@
  * 1 and arms nothing while the event is still set.  Then the event is
  * reset and the next round begins.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -13,7 +13,7 @@
  * while set; the documented errors).
  * libpollfs-event-wake checks many waiters of all kinds at once.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

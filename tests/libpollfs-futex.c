@@ -9,7 +9,7 @@
  * arms nothing; arming replaces the previous wait; a vector arms all or
  * nothing; and the documented errors.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -23,7 +23,7 @@
  * POLLFS_FUTEX_SHARED one in MAP_SHARED memory and the roles spread over
  * three forked processes and this one.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

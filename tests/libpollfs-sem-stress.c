@@ -27,7 +27,7 @@
  * process; then a POLLFS_FUTEX_SHARED one in MAP_SHARED memory with the
  * roles spread over three forked processes and this one.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

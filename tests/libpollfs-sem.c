@@ -14,7 +14,7 @@
  * pollfs_sem_wait(), which without it sleeps on with the count at 1;
  * a semaphore shared between processes; and the documented errors.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

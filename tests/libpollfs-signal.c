@@ -9,8 +9,8 @@
  * queue order, with their siginfo; a new mask applies at once, also to a
  * thread asleep in a read; and the documented errors.
  */
-#include "signal.h"
-#include "futex.h"
+#include "lib/signal.h"
+#include "lib/futex.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>

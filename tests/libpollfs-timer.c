@@ -9,7 +9,7 @@
  * it_value disarms and discards the count; reads return 0 and one
  * record; and the documented errors, which leave the timer as it was.
  */
-#include "lib.h"
+#include "lib/lib.h"
 
 #include <stdio.h>
 #include <sys/mman.h>

@@ -8,8 +8,8 @@
  * the word's value at the read, and no write; the disarm takes the
  * object out of the futex's waiters; pollfs_sem_cancel() disarms.
  */
-#include "futex.h"
-#include "timer.h"
+#include "lib/futex.h"
+#include "lib/timer.h"
 
 #include <pollfs.h>
 

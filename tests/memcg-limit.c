@@ -28,8 +28,8 @@
  * (the charges went with the objects), the cgroup can be removed, and
  * the parent, outside it, still creates and uses objects of every kind.
  */
-#include "futex.h"
-#include "timer.h"
+#include "lib/futex.h"
+#include "lib/timer.h"
 
 #include <linux/aio_abi.h>
 #include <sys/mman.h>

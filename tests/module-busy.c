@@ -6,7 +6,7 @@
  * taking /proc/filesystems' pollfs with it.  The module is loaded again
  * from $POLLFS_KO at the end, and on any failure.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 #include <sys/stat.h>

@@ -29,8 +29,8 @@
  * stops there, says how many it made, and passes if they were at least
  * 60.
  */
-#include "futex.h"
-#include "timer.h"
+#include "lib/futex.h"
+#include "lib/timer.h"
 
 #include <linux/aio_abi.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * be created and used (armed periodic and closed armed, too).  It ends
  * loaded; on a failure it is loaded again from $POLLFS_KO.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/stat.h>
 

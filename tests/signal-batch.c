@@ -6,7 +6,7 @@
  * buffer that is not a multiple of 128 takes whole records only; a
  * blocking read returns what there is without waiting to fill the buffer.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/resource.h>
 

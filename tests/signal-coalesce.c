@@ -5,7 +5,7 @@
  * pending standard signal only the first is kept.  Once read, the signal
  * can be queued and read again.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 int main(void)
 {

@@ -5,7 +5,7 @@
  * a non-zero reserved field and a bad argument pointer are refused; the
  * file is named pollfs:[signal].
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/mman.h>
 

@@ -5,7 +5,7 @@
  * the mask arrives.  EPOLLONESHOT reports once until re-armed with
  * EPOLL_CTL_MOD.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/epoll.h>
 

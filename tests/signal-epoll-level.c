@@ -4,7 +4,7 @@
  * pending, again at every epoll_wait until it is read; a sleeping
  * epoll_wait is woken by one; a signal outside the mask is not reported.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/epoll.h>
 

@@ -5,7 +5,7 @@
  * signals: the new program reads the signal sent before the exec.  An
  * object created with POLLFS_CLOEXEC is closed by the exec.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 static int after_exec(int fd, int cfd, pid_t pid)
 {

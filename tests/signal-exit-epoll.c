@@ -9,7 +9,7 @@
  * both without harm (the runner checks the kernel log), and an object
  * registered again by the parent reports the parent's signals.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 #include <sys/epoll.h>

@@ -6,7 +6,7 @@
  * in read(), exit while threads sleep in poll() and epoll_wait().  The
  * object, shared with the parent by fork, still works in the parent.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 #include <sys/epoll.h>

@@ -7,7 +7,7 @@
  * while the sender goes on reading its own.  The two share one object:
  * a mask written by the receiver is the sender's.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/epoll.h>
 #include <sys/socket.h>

@@ -7,7 +7,7 @@
  * its own afterwards, not the child's.  A mask written by the child is
  * the parent's too: they share one object.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 static int fd;
 static int to_child[2], to_parent[2];

@@ -4,7 +4,7 @@
  * SI_USER, psi_pid and psi_uid of the sender, whether the process sends
  * it to itself or another process sends it.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 static void check_kill_record(const struct pollfs_siginfo *psi, int sig,
 			      pid_t pid)

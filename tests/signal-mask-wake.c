@@ -6,7 +6,7 @@
  * new mask selects nothing pending, and then returns a newly included
  * signal; a signal the new mask dropped does not wake it.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 

@@ -7,7 +7,7 @@
  * bad buffer is EFAULT; SIGKILL and SIGSTOP are dropped from a written
  * mask as from the created one.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 int main(void)
 {

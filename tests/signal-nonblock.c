@@ -5,7 +5,7 @@
  * signals outside the mask, or pending for another thread, are there;
  * without it the read sleeps until one comes.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 

@@ -5,7 +5,7 @@
  * signals (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGSYS) first, then
  * the lowest-numbered.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 int main(void)
 {

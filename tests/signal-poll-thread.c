@@ -7,7 +7,7 @@
  * readable for it, while that other thread sees POLLIN and reads it; a
  * signal sent to the polling thread itself wakes it.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 #include <sys/epoll.h>

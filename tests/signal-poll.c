@@ -6,7 +6,7 @@
  * in a pending signal.  A sleeping poll() is woken by a signal of the
  * mask and returns POLLIN; a signal outside the mask does not end it.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/select.h>
 

@@ -5,7 +5,7 @@
  * by another process, one sent to the sleeping thread itself, and a
  * queued one from another thread.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 

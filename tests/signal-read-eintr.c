@@ -5,7 +5,7 @@
  * goes on sleeping after the handler and returns the next signal of the
  * mask.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 

@@ -6,7 +6,7 @@
  * is lost (EFAULT), and records already copied are returned.  lseek and
  * pread are ESPIPE.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/mman.h>
 

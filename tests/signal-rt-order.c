@@ -6,7 +6,7 @@
  * come first, each in the order it was queued; kill(2) queues a
  * real-time signal as many times as it is sent.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 int main(void)
 {

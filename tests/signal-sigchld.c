@@ -5,7 +5,7 @@
  * child's psi_pid and psi_uid; its CPU time in psi_utime + psi_stime
  * (clock ticks).  The child is still a zombie for waitpid() afterwards.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 static int fd;
 

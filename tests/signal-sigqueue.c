@@ -6,7 +6,7 @@
  * signals, from this process or another one, and to one thread
  * (pthread_sigqueue).
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 static void check_queued(const struct pollfs_siginfo *psi, int sig, pid_t pid,
 			 union sigval v)

@@ -5,7 +5,7 @@
  * sender) and polls readable, while another thread of the same process
  * reading or polling the same object finds nothing.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 static int fd;
 static int to_t[2], to_main[2];

@@ -7,7 +7,7 @@
  * is the main thread: the process lives on in the reader, which reads a
  * signal sent by the parent and then ends the process.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 

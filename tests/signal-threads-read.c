@@ -5,7 +5,7 @@
  * once, by one of them (every value 0..N-1 seen once, nothing else).
  * Then each thread reads the signal sent to it alone.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stdatomic.h>
 #include <sys/resource.h>

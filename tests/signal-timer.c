@@ -6,7 +6,7 @@
  * and psi_uid are zero.  Reading it re-arms a periodic timer, as the
  * kernel's dequeue does.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 /* The raw system calls: the kernel's timer id, not glibc's timer_t. */
 static int ktimer_create(clockid_t clk, struct sigevent *sev)

@@ -4,7 +4,7 @@
  * signal object and reads its signals: psi_uid is its uid, SIGKILL is
  * dropped from its mask too, a blocking read is woken.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <sys/prctl.h>
 

@@ -9,7 +9,7 @@
  * write(2), which signalfd refuses, and lseek is ESPIPE where signalfd
  * allows it.
  */
-#include "signal.h"
+#include "lib/signal.h"
 
 #include <stddef.h>
 #include <sys/signalfd.h>

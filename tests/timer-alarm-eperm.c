@@ -6,7 +6,7 @@
  * only CAP_WAKE_ALARM dropped from the effective set, where raising it
  * again makes the alarm clocks work.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <linux/capability.h>
 #include <sys/syscall.h>

@@ -10,7 +10,7 @@
  * accepted (the alarm clock as root with the alarm clocks, EPERM
  * without CAP_WAKE_ALARM as for any alarm timer).  Nothing needs root.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #define CANCEL	POLLFS_TIMER_CANCEL_ON_SET
 #define ABS	POLLFS_TIMER_ABSTIME

@@ -10,7 +10,7 @@
  * with ECANCELED.  The same on CLOCK_REALTIME_ALARM where this user may
  * use it.  Nothing needs root.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #define FLAGS	(POLLFS_TIMER_ABSTIME | POLLFS_TIMER_CANCEL_ON_SET)
 

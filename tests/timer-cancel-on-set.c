@@ -16,7 +16,7 @@
  * (clock_settime); the clock is put back after each step, and on
  * failure.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

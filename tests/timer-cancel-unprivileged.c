@@ -10,7 +10,7 @@
  * with ECANCELED, once, and it stays armed.  (tests/run -u: the
  * unprivileged part alone.)
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/time.h>
 #include <sys/wait.h>

@@ -24,7 +24,7 @@
  * The same for CLOCK_REALTIME_ALARM.  Needs root (clock_settime); the
  * clock is put back right after every step, and on failure.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 

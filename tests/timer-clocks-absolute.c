@@ -5,7 +5,7 @@
  * clocks from CLOCK_REALTIME and CLOCK_BOOTTIME); a time already past
  * fires at once.  One timer is re-armed from clock to clock.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/timerfd.h>
 

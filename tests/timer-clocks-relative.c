@@ -3,7 +3,7 @@
  * A relative one-shot timer of each clock (CLOCK_REALTIME, _MONOTONIC,
  * _BOOTTIME, _REALTIME_ALARM, _BOOTTIME_ALARM) fires once, not early.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/timerfd.h>
 

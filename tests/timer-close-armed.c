@@ -6,7 +6,7 @@
  * the process goes on without a crash or a kernel complaint (the runner
  * checks the kernel log).
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/epoll.h>
 #include <sys/wait.h>

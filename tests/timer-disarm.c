@@ -4,7 +4,7 @@
  * stops, a pending count is cleared, an interval given with it is
  * ignored, and disarming a disarmed timer succeeds.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 int main(void)
 {

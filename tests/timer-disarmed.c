@@ -3,7 +3,7 @@
  * A new timer is disarmed: no POLLIN, a non-blocking read gives EAGAIN,
  * now and a while later.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 int main(void)
 {

@@ -4,7 +4,7 @@
  * again while the record waits unread, again for the expiry after a
  * re-arm or a read.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/epoll.h>
 

@@ -3,7 +3,7 @@
  * Level-triggered epoll reports a ready timer again and again until it is
  * read, and not before it is ready or after.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/epoll.h>
 

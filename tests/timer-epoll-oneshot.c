@@ -4,7 +4,7 @@
  * until EPOLL_CTL_MOD re-enables it; then it reports a record still
  * unread at once, or the next expiry.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/epoll.h>
 

@@ -20,10 +20,10 @@
  *    ENOTTY.
  * Works the same for an unprivileged user (nothing here needs root).
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
 
 #include <sys/mman.h>
 

@@ -4,7 +4,7 @@
  * outside [0, 1e9) or a negative tv_sec (in value or interval), a clock
  * that is not one of the five timer clocks, unknown flag bits.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <stdio.h>
 

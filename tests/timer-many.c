@@ -3,7 +3,7 @@
  * Many timers at once: 1000 timers armed with staggered absolute expiries
  * all fire, each once and none early, and all are closed.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/epoll.h>
 #include <sys/resource.h>

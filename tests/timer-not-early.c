@@ -4,7 +4,7 @@
  * by a blocking read, only once the clock has reached the expiry.  The
  * bound is exact: the clock is read before arming and after waking.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static const clockid_t clocks[] = {
 	CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,

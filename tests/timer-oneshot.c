@@ -3,7 +3,7 @@
  * A one-shot timer fires once: one record with expirations 1, remaining 0
  * and interval 0, then nothing more.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 int main(void)
 {

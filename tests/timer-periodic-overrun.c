@@ -8,7 +8,7 @@
  * upper bound is exact; the lower bound allows the guest to run the timer
  * late by PT_LAG.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #define PERIOD MS(10)
 

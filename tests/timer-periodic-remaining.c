@@ -4,7 +4,7 @@
  * (0, interval] and interval equal to the period armed, also when the
  * first expiry differs from the period.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static void check_reads(int t, int64_t first, int64_t period, int reads)
 {

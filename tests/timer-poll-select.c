@@ -5,7 +5,7 @@
  * read (however often asked), and not after the read.  A poll or select
  * asleep when the timer expires is woken.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <sys/select.h>
 

@@ -4,7 +4,7 @@
  * with the timer armed before the read, and with the reader asleep on a
  * disarmed timer that another thread arms.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

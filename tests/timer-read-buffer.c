@@ -4,7 +4,7 @@
  * (or for 1.5, or 2) returns exactly 40 bytes, holding every expiration,
  * and writes nothing past them.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 int main(void)
 {

@@ -4,7 +4,7 @@
  * installed without SA_RESTART: -1 with EINTR.  The timer is left as it
  * was and works afterwards.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * A blocking read interrupted by signals whose handler has SA_RESTART is
  * restarted: it returns the record at the expiry, never EINTR.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -4,7 +4,7 @@
  * several periods) and was re-armed before being read is not readable
  * until the new expiry, and then reports exactly one expiration.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 /* After a re-arm with expiry `target` (monotonic): ready not before it,
  * with a count of 1. */

@@ -4,7 +4,7 @@
  * one-shot timer wakes exactly one of them with the record; the others
  * sleep on.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -6,7 +6,7 @@
  * arming: never more (no count read twice; exact), and no fewer than the
  * guest's timer lateness (PT_LAG) can explain (none lost).
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * A write of several specs applies them in order and returns the bytes of
  * all of them: the last one wins, and the count is reset by each.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 /* Ready not before target (monotonic), with a count of exactly 1. */
 static void check_fires_at(int t, int64_t target)

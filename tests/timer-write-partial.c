@@ -4,7 +4,7 @@
  * returns their bytes; if the first is invalid it returns its error and
  * applies nothing.
  */
-#include "timer.h"
+#include "lib/timer.h"
 
 static void check_fires_once_after(int t, int64_t target)
 {

@@ -18,7 +18,7 @@
  *    PROT_NONE page, a kernel address - gets EFAULT; on its own word it
  *    works, woken by its own wake.
  */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <linux/aio_abi.h>
 #include <sys/mman.h>

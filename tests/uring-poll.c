@@ -6,9 +6,9 @@
  * per wake-up for a multishot poll; and a pending poll, or a pending
  * read, can be cancelled.
  */
-#include "futex.h"
-#include "timer.h"
-#include "uring.h"
+#include "lib/futex.h"
+#include "lib/timer.h"
+#include "lib/uring.h"
 
 enum { POLL_TAG = 1, READ_TAG, CANCEL_TAG };
 

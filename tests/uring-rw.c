@@ -11,11 +11,11 @@
  * A mismatched futex arm completes with EAGAIN, as write(2) fails (after
  * one retry in an io_uring worker).
  */
-#include "aio.h"
-#include "futex.h"
-#include "signal.h"
-#include "timer.h"
-#include "uring.h"
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
+#include "lib/uring.h"
 
 #include <sys/eventfd.h>
 #include <sys/mman.h>
