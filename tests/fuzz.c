@@ -96,7 +96,12 @@
  * These checks are exact only when no other thread closed or replaced
  * the descriptor during the call (a generation count tells).
  *
- * A supervisor process runs the fuzzing process, kills it if it overruns
+ * The objects are those of every kind of tests/lib/kinds.c, created,
+ * read, written and checked as its table says; the fuzzer adds what it
+ * knows of the signal, timer, futex and AIO objects (hostile masks,
+ * specs, words and contexts, the operations above).
+ *
+A supervisor process runs the fuzzing process, kills it if it overruns
  * its time, and after every process is gone checks that the module's
  * reference count (and, when /proc/slabinfo is readable, pollfs's slab
  * caches) came back to where they started: no object leaked.  It also
@@ -110,7 +115,7 @@
  * POLLFS_FUZZ_TIME and POLLFS_FUZZ_SEED in the environment replace the
  * defaults (make fuzz passes them through tests/run).
  */
-#include "lib/lib.h"
+#include "lib/kinds.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -156,22 +161,59 @@
 #define HOLE_GAP	((size_t)2 << 20)	/* and the gap after it */
 #define USER_END	0x00007ffffffff000ull	/* end of user addresses */
 
-enum kind { K_NONE, K_DEV, K_SIGNAL, K_TIMER, K_FUTEX, K_AIO, K_EPOLL,
-	    K_UNKNOWN, K_NKINDS };
+/*
+ * What a descriptor is: K_OBJ + i is an object of pt_kinds[i] (every
+ * kind of tests/lib/kinds.c is fuzzed); the kinds some operations know
+ * more of are looked up by name (K_SIGNAL, ...: K_NONE when absent).
+ */
+enum { K_NONE, K_DEV, K_EPOLL, K_UNKNOWN, K_OBJ };
 
-static const char *const kind_name[K_NKINDS] = {
-	"none", "dev", "signal", "timer", "futex", "aio", "epoll", "other"
-};
-static const size_t rsize[K_NKINDS] = {
-	[K_SIGNAL] = 128, [K_TIMER] = 40, [K_FUTEX] = 16, [K_AIO] = 16
-};
-static const size_t wsize[K_NKINDS] = {
-	[K_SIGNAL] = 8, [K_TIMER] = 40, [K_FUTEX] = 16
-};
+static int K_SIGNAL = K_NONE, K_TIMER = K_NONE, K_FUTEX = K_NONE,
+	   K_AIO = K_NONE;
 
 static bool is_obj(int k)
 {
-	return k == K_SIGNAL || k == K_TIMER || k == K_FUTEX || k == K_AIO;
+	return k >= K_OBJ && k < K_OBJ + (int)pt_nkinds;
+}
+
+static const struct pt_kind *obj_kind(int k)
+{
+	return is_obj(k) ? &pt_kinds[k - K_OBJ] : NULL;
+}
+
+static const char *kind_name(int k)
+{
+	static const char *const names[K_OBJ] = { "none", "dev", "epoll",
+						  "other" };
+
+	return is_obj(k) ? obj_kind(k)->name : names[k];
+}
+
+/* The sizes of a record read and written; 0: none. */
+static size_t rsize(int k)
+{
+	return is_obj(k) ? obj_kind(k)->read_size : 0;
+}
+
+static size_t wsize(int k)
+{
+	return is_obj(k) ? obj_kind(k)->write_size : 0;
+}
+
+static void kinds_init(void)
+{
+	for (unsigned int i = 0; i < pt_nkinds; i++) {
+		int k = K_OBJ + (int)i;
+
+		if (!strcmp(pt_kinds[i].name, "signal"))
+			K_SIGNAL = k;
+		else if (!strcmp(pt_kinds[i].name, "timer"))
+			K_TIMER = k;
+		else if (!strcmp(pt_kinds[i].name, "futex"))
+			K_FUTEX = k;
+		else if (!strcmp(pt_kinds[i].name, "aio"))
+			K_AIO = k;
+	}
 }
 
 /* ---- statistics, in memory shared with the supervisor ---- */
@@ -827,6 +869,26 @@ static bool claim(const struct pick *p)
 					      W_MAKE(W_GEN(w) + 1, -1));
 }
 
+/* An object kind, any. */
+static int any_obj(void)
+{
+	return K_OBJ + (int)rn(pt_nkinds);
+}
+
+/* An object kind that takes writes. */
+static int writable_obj(void)
+{
+	unsigned int n = 0, pick;
+
+	for (unsigned int i = 0; i < pt_nkinds; i++)
+		n += pt_kinds[i].write_size != 0;
+	pick = (unsigned int)rn(n);
+	for (unsigned int i = 0; i < pt_nkinds; i++)
+		if (pt_kinds[i].write_size && !pick--)
+			return K_OBJ + (int)i;
+	return K_NONE;
+}
+
 /* The kind of a descriptor we own, from its /proc/self/fd link. */
 static int fd_kind(int fd)
 {
@@ -838,14 +900,13 @@ static int fd_kind(int fd)
 	if (n < 0)
 		return K_NONE;
 	link[n] = 0;
-	if (!strcmp(link, "pollfs:[signal]"))
-		return K_SIGNAL;
-	if (!strcmp(link, "pollfs:[timer]"))
-		return K_TIMER;
-	if (!strcmp(link, "pollfs:[futex]"))
-		return K_FUTEX;
-	if (!strcmp(link, "pollfs:[aio]"))
-		return K_AIO;
+	for (unsigned int i = 0; i < pt_nkinds; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "pollfs:[%s]", pt_kinds[i].name);
+		if (!strcmp(link, want))
+			return K_OBJ + (int)i;
+	}
 	if (!strcmp(link, "/dev/pollfs"))
 		return K_DEV;
 	if (!strcmp(link, "anon_inode:[eventpoll]"))
@@ -1118,11 +1179,11 @@ static uint64_t pick_mask(void)
 /* Fills up to n bytes at p (all readable) with records of kind k. */
 static void fill_records(char *p, size_t n, int k)
 {
-	size_t ws = wsize[k] ? wsize[k] : 16;
-	char tmp[64] __attribute__((aligned(8)));
+	size_t ws = wsize(k) ? wsize(k) : 16;
+	char tmp[PT_KIND_REC_MAX] __attribute__((aligned(8)));
 	unsigned int watch;
 
-	if (chance(8) || !wsize[k]) {
+	if (chance(8) || !wsize(k)) {
 		for (size_t i = 0; i < n; i++)
 			p[i] = (char)rnd();
 		return;
@@ -1132,17 +1193,14 @@ static void fill_records(char *p, size_t n, int k)
 	for (size_t off = 0; off < n; off += ws) {
 		size_t m = n - off < ws ? n - off : ws;
 
-		switch (k) {
-		case K_SIGNAL: {
+		/* the kinds of which more than the sample records is known */
+		if (k == K_SIGNAL) {
 			uint64_t mask = pick_mask();
 
 			memcpy(tmp, &mask, 8);
-			break;
-		}
-		case K_TIMER:
+		} else if (k == K_TIMER) {
 			fill_timer_rec((struct pollfs_timer_spec *)tmp);
-			break;
-		default: {
+		} else if (k == K_FUTEX) {
 			struct pollfs_futex_event *ev = (void *)tmp;
 
 			fill_futex_rec(ev);
@@ -1153,8 +1211,8 @@ static void fill_records(char *p, size_t n, int k)
 			/* duplicates: repeat the previous record now and then */
 			if (off >= ws && chance(15))
 				memcpy(tmp, p + off - ws, ws);
-			break;
-		}
+		} else {
+			obj_kind(k)->sample(tmp, (unsigned int)rnd());
 		}
 		memcpy(p + off, tmp, m);
 	}
@@ -1164,65 +1222,28 @@ static void fill_records(char *p, size_t n, int k)
 
 static void check_records(const struct pick *p, const char *buf, ssize_t r)
 {
-	size_t rs = rsize[p->kind];
+	size_t rs = rsize(p->kind);
 
 	for (ssize_t off = 0; off + (ssize_t)rs <= r; off += (ssize_t)rs) {
 		const char *rec = buf + off;
 
-		switch (p->kind) {
-		case K_SIGNAL: {
-			struct pollfs_siginfo si;
+		const char *bad = obj_kind(p->kind)->bad_record(rec);
+		struct pollfs_aio_event ev;
 
-			memcpy(&si, rec, sizeof(si));
-			if (si.psi_signo < 1 || si.psi_signo > 64 ||
-			    si.psi_signo == SIGKILL || si.psi_signo == SIGSTOP)
-				STRICT_FAIL("signal fd %d: record with signo %u",
-					    p->fd, si.psi_signo);
-			break;
-		}
-		case K_TIMER: {
-			struct pollfs_timer_event ev;
-
+		if (!bad && p->kind == K_AIO) {
 			memcpy(&ev, rec, sizeof(ev));
-			if (ev.expirations < 1 || ev.remaining.tv_sec < 0 ||
-			    ev.remaining.tv_nsec < 0 ||
-			    ev.remaining.tv_nsec >= NSEC_PER_SEC ||
-			    ev.interval.tv_sec < 0 || ev.interval.tv_nsec < 0 ||
-			    ev.interval.tv_nsec >= NSEC_PER_SEC)
-				STRICT_FAIL("timer fd %d: record {%" PRIu64
-					    ", %lld.%lld, %lld.%lld}", p->fd,
-					    (uint64_t)ev.expirations,
-					    (long long)ev.remaining.tv_sec,
-					    (long long)ev.remaining.tv_nsec,
-					    (long long)ev.interval.tv_sec,
-					    (long long)ev.interval.tv_nsec);
-			break;
+			if (p->ctx && ev.ctx != p->ctx)
+				bad = "another context's";
 		}
-		case K_FUTEX: {
-			struct pollfs_futex_event ev;
+		if (bad) {
+			char hex[2 * PT_KIND_REC_MAX + 1];
 
-			memcpy(&ev, rec, sizeof(ev));
-			if (ev.addr % 4 ||
-			    (ev.flags & ~(uint32_t)(POLLFS_FUTEX_SHARED |
-						    POLLFS_FUTEX_WATCH)))
-				STRICT_FAIL("futex fd %d: record {%#llx, %u, "
-					    "%#x} was never armed", p->fd,
-					    (unsigned long long)ev.addr, ev.val,
-					    ev.flags);
-			break;
-		}
-		case K_AIO: {
-			struct pollfs_aio_event ev;
-
-			memcpy(&ev, rec, sizeof(ev));
-			if (ev.available < 1 || (p->ctx && ev.ctx != p->ctx))
-				STRICT_FAIL("aio fd %d (ctx %#llx): record "
-					    "{%#llx, %llu}", p->fd,
-					    (unsigned long long)p->ctx,
-					    (unsigned long long)ev.ctx,
-					    (unsigned long long)ev.available);
-			break;
-		}
+			for (size_t i = 0; i < rs && i < PT_KIND_REC_MAX; i++)
+				snprintf(hex + 2 * i, 3, "%02x",
+					 (unsigned char)rec[i]);
+			STRICT_FAIL("%s fd %d (ctx %#llx): record %s: %s",
+				    kind_name(p->kind), p->fd,
+				    (unsigned long long)p->ctx, hex, bad);
 		}
 	}
 }
@@ -1257,26 +1278,26 @@ static void check_read(const struct pick *p, const struct buf *b, size_t n,
 	if (!is_obj(p->kind)) {
 		if (p->kind == K_DEV || p->kind == K_EPOLL)
 			STRICT_FAIL("%s of fd %d (%s) returned %zd", how, p->fd,
-				    kind_name[p->kind], r);
+				    kind_name(p->kind), r);
 		return;
 	}
-	rs = rsize[p->kind];
+	rs = rsize(p->kind);
 	if (r == 0) {
 		if (p->kind != K_AIO && n)
 			STRICT_FAIL("%s of %s fd %d (%zu bytes) returned 0",
-				    how, kind_name[p->kind], p->fd, n);
+				    how, kind_name(p->kind), p->fd, n);
 		return;
 	}
 	if (n < rs || r % (ssize_t)rs ||
 	    (p->kind == K_AIO && r != (ssize_t)rs))
 		STRICT_FAIL("%s of %s fd %d (%zu bytes, buffer %s): returned "
 			    "%zd, not whole records of %zu", how,
-			    kind_name[p->kind], p->fd, n, buf_name[b->bk], r,
+			    kind_name(p->kind), p->fd, n, buf_name[b->bk], r,
 			    rs);
 	if ((size_t)r > (b->wr / rs) * rs)
 		STRICT_FAIL("%s of %s fd %d: %zd bytes into a buffer (%s) of "
 			    "which only %zu are writable", how,
-			    kind_name[p->kind], p->fd, r, buf_name[b->bk],
+			    kind_name(p->kind), p->fd, r, buf_name[b->bk],
 			    b->wr);
 	atomic_fetch_add(&st->records, r / (ssize_t)rs);
 	check_records(p, b->p, r);
@@ -1289,21 +1310,21 @@ static void check_write(const struct pick *p, const struct buf *b, size_t n,
 
 	if (!check_transfer(p, n, r, how))
 		return;
-	ws = wsize[p->kind];
+	ws = wsize(p->kind);
 	if (p->kind == K_DEV || p->kind == K_AIO || (is_obj(p->kind) && !ws))
 		STRICT_FAIL("%s to %s fd %d returned %zd", how,
-			    kind_name[p->kind], p->fd, r);
+			    kind_name(p->kind), p->fd, r);
 	if (!is_obj(p->kind))
 		return;
 	if (n < ws || r == 0 || r % (ssize_t)ws)
 		STRICT_FAIL("%s to %s fd %d (%zu bytes, buffer %s) returned "
 			    "%zd, not whole records of %zu", how,
-			    kind_name[p->kind], p->fd, n, buf_name[b->bk], r,
+			    kind_name(p->kind), p->fd, n, buf_name[b->bk], r,
 			    ws);
 	if ((size_t)r > (b->rd / ws) * ws)
 		STRICT_FAIL("%s to %s fd %d: %zd bytes from a buffer (%s) of "
 			    "which only %zu are readable", how,
-			    kind_name[p->kind], p->fd, r, buf_name[b->bk],
+			    kind_name(p->kind), p->fd, r, buf_name[b->bk],
 			    b->rd);
 	if (p->kind == K_FUTEX) {
 		if (n / ws > POLLFS_FUTEX_WAITV_MAX || (size_t)r != n / ws * ws)
@@ -1375,31 +1396,28 @@ static void op_open_dev(void)
 		publish(fd, K_DEV, 0);
 }
 
-static const unsigned int pollfs_cmds[4] = {
-	POLLFS_IOC_SIGNAL, POLLFS_IOC_TIMER, POLLFS_IOC_FUTEX, POLLFS_IOC_AIO
-};
-
 static unsigned int pick_cmd_raw(int *kind)
 {
-	unsigned int nr = (unsigned int)rn(4);
+	unsigned int i = (unsigned int)rn(pt_nkinds);
+	unsigned int cmd = pt_kinds[i].cmd, nr = _IOC_NR(cmd);
 
-	*kind = K_SIGNAL + (int)nr;
+	*kind = K_OBJ + (int)i;
 	if (chance(75))
-		return pollfs_cmds[nr];
+		return cmd;
 	*kind = K_NONE;
 	switch (rn(10)) {
 	case 0:
 		return _IOW(POLLFS_IOC_MAGIC, rn(256), struct pollfs_open);
 	case 1:
-		return _IOR(POLLFS_IOC_MAGIC, 1 + nr, struct pollfs_open);
+		return _IOR(POLLFS_IOC_MAGIC, nr, struct pollfs_open);
 	case 2:
-		return _IOWR(POLLFS_IOC_MAGIC, 1 + nr, struct pollfs_aio_open);
+		return _IOWR(POLLFS_IOC_MAGIC, nr, struct pollfs_aio_open);
 	case 3:
-		return _IO(POLLFS_IOC_MAGIC, 1 + nr);
+		return _IO(POLLFS_IOC_MAGIC, nr);
 	case 4:
-		return _IOC(_IOC_WRITE, POLLFS_IOC_MAGIC, 1 + nr, rn(1 << 14));
+		return _IOC(_IOC_WRITE, POLLFS_IOC_MAGIC, nr, rn(1 << 14));
 	case 5:
-		return pollfs_cmds[nr] ^ (1u << rn(32));
+		return cmd ^ (1u << rn(32));
 	case 6:
 		return chance(50) ? 0 : ~0u;
 	case 7: {
@@ -1419,9 +1437,9 @@ static unsigned int pick_cmd(int *kind)
 {
 	unsigned int cmd = pick_cmd_raw(kind);
 
-	for (int i = 0; i < 4; i++)
-		if (cmd == pollfs_cmds[i])
-			*kind = K_SIGNAL + i;
+	for (unsigned int i = 0; i < pt_nkinds; i++)
+		if (cmd == pt_kinds[i].cmd)
+			*kind = K_OBJ + (int)i;
 	return cmd;
 }
 
@@ -1451,11 +1469,11 @@ static void op_create(void)
 {
 	int dev = dev_fd(), kind, fd, own_dev = -1;
 	unsigned int cmd = pick_cmd(&kind);
-	char arg[32];
+	char arg[PT_KIND_ARG_MAX] __attribute__((aligned(8)));
 	struct buf b;
 	bool must_fail = false, hostile = chance(30);
 	uint32_t flags = 0, reserved = 0;
-	size_t arg_size;
+	size_t arg_size, arg_len;
 	const char *why = "";
 
 	if (dev < 0) {
@@ -1481,32 +1499,28 @@ static void op_create(void)
 		must_fail = true;
 		why = "reserved field";
 	}
-	arg_size = kind == K_SIGNAL ? sizeof(struct pollfs_signal_open) :
-		   kind == K_AIO ? sizeof(struct pollfs_aio_open) :
-		   sizeof(struct pollfs_open);
-	switch (kind) {
-	case K_SIGNAL: {
+	arg_size = is_obj(kind) ? obj_kind(kind)->arg_size :
+				  sizeof(struct pollfs_open);
+	/* the signal mask and the AIO context: any, not only valid ones */
+	if (kind == K_SIGNAL) {
 		struct pollfs_signal_open o = { pick_mask(), flags, reserved };
 
 		memcpy(arg, &o, sizeof(o));
-		break;
-	}
-	case K_AIO: {
+	} else if (kind == K_AIO) {
 		struct pollfs_aio_open o = { pick_ctx(), flags, reserved };
 
 		memcpy(arg, &o, sizeof(o));
-		break;
-	}
-	default: {
+	} else if (is_obj(kind)) {
+		obj_kind(kind)->fill_arg(arg, flags, reserved);
+	} else {
 		struct pollfs_open o = { flags, reserved };
 
 		memcpy(arg, &o, sizeof(o));
-		break;
 	}
-	}
-	pick_buf(&b, 16, hostile);
+	arg_len = arg_size > 16 ? arg_size : 16;
+	pick_buf(&b, arg_len, hostile);
 	if (b.bk == B_GOOD || b.bk == B_MISALIGNED || b.bk == B_CROSS) {
-		size_t n = b.wr < 16 ? b.wr : 16;
+		size_t n = b.wr < arg_len ? b.wr : arg_len;
 
 		memcpy(b.p, arg, n);
 		if (b.wr < arg_size) {
@@ -1546,14 +1560,14 @@ static void op_create(void)
 	if (must_fail) {
 		close(fd);
 		STRICT_FAIL("ioctl %#x (%s) created fd %d: %s", cmd,
-			    kind_name[kind], fd, why);
+			    kind_name(kind), fd, why);
 	}
 	if (fd_kind(fd) != kind) {
 		int k = fd_kind(fd);
 
 		close(fd);
 		STRICT_FAIL("ioctl %#x made fd %d of kind %s, expected %s",
-			    cmd, fd, kind_name[k], kind_name[kind]);
+			    cmd, fd, kind_name(k), kind_name(kind));
 	}
 	/* the flags asked for are ours only in a buffer we filled to the
 	 * end of the structure */
@@ -1586,10 +1600,10 @@ static void op_ioctl_other(void)
 	if (b.wr >= 16)
 		fill_records(b.p, 16, K_FUTEX);
 	r = ioctl(p.fd, cmd, b.p);
-	note("ioctl(%d %s, %#x) -> %d", p.fd, kind_name[p.kind], cmd, r);
+	note("ioctl(%d %s, %#x) -> %d", p.fd, kind_name(p.kind), cmd, r);
 	if (r > 0 && same(&p) && p.kind != K_DEV)
 		STRICT_FAIL("ioctl %#x on %s fd %d returned %d", cmd,
-			    kind_name[p.kind], p.fd, r);
+			    kind_name(p.kind), p.fd, r);
 	if (r > 0 && is_obj(fd_kind(r)))
 		publish(r, fd_kind(r), 0);
 }
@@ -1602,10 +1616,10 @@ static void op_read(void)
 	ssize_t r;
 	int e;
 
-	if (!pick_slot(&p, chance(70) ? K_SIGNAL + (int)rn(4) : -1) &&
+	if (!pick_slot(&p, chance(70) ? any_obj() : -1) &&
 	    !pick_slot(&p, -1))
 		return;
-	n = pick_size(rsize[p.kind]);
+	n = pick_size(rsize(p.kind));
 	pick_buf(&b, n, chance(35));
 	if (chance(20)) {
 		int fl = fcntl(p.fd, F_GETFL);
@@ -1617,7 +1631,7 @@ static void op_read(void)
 	r = read(p.fd, b.p, n);
 	e = errno;
 	settle(&b);
-	note("read(%d %s, %s, %zu) -> %zd errno %d", p.fd, kind_name[p.kind],
+	note("read(%d %s, %s, %zu) -> %zd errno %d", p.fd, kind_name(p.kind),
 	     buf_name[b.bk], n, r, e);
 	atomic_fetch_add(&st->reads, 1);
 	check_read(&p, &b, n, r, e, "read");
@@ -1631,9 +1645,9 @@ static void op_readv(void)
 	int cnt = 1 + (int)rn(4);
 	ssize_t r;
 
-	if (!pick_slot(&p, K_SIGNAL + (int)rn(4)) && !pick_slot(&p, -1))
+	if (!pick_slot(&p, any_obj()) && !pick_slot(&p, -1))
 		return;
-	rs = rsize[p.kind] ? rsize[p.kind] : 16;
+	rs = rsize(p.kind) ? rsize(p.kind) : 16;
 	for (int i = 0; i < cnt; i++) {
 		iov[i].iov_base = tbuf + i * 512 + rn(8);
 		iov[i].iov_len = chance(50) ? rs * rn(3) : rn(rs * 2 + 1);
@@ -1641,7 +1655,7 @@ static void op_readv(void)
 	}
 	r = chance(50) ? readv(p.fd, iov, cnt) : writev(p.fd, iov, cnt);
 	note("readv/writev(%d %s, %d iovecs, %zu) -> %zd errno %d", p.fd,
-	     kind_name[p.kind], cnt, total, r, errno);
+	     kind_name(p.kind), cnt, total, r, errno);
 	if (r != -1 && (r < 0 || (size_t)r > total))
 		FAIL("readv/writev of %zu bytes returned %zd", total, r);
 }
@@ -1654,10 +1668,10 @@ static void op_write(void)
 	ssize_t r;
 	int e;
 
-	if (!pick_slot(&p, chance(80) ? K_SIGNAL + (int)rn(3) : -1) &&
+	if (!pick_slot(&p, chance(80) ? writable_obj() : -1) &&
 	    !pick_slot(&p, -1))
 		return;
-	ws = wsize[p.kind];
+	ws = wsize(p.kind);
 	if (p.kind == K_FUTEX && chance(60))
 		n = ws * (chance(60) ? 1 + rn(4) : 1 + rn(130)) +
 		    (chance(10) ? rn(ws) : 0);
@@ -1670,7 +1684,7 @@ static void op_write(void)
 	r = write(p.fd, b.p, n);
 	e = errno;
 	settle(&b);
-	note("write(%d %s, %s, %zu) -> %zd errno %d", p.fd, kind_name[p.kind],
+	note("write(%d %s, %s, %zu) -> %zd errno %d", p.fd, kind_name(p.kind),
 	     buf_name[b.bk], n, r, e);
 	atomic_fetch_add(&st->writes, 1);
 	check_write(&p, &b, n, r, "write");
@@ -1956,7 +1970,7 @@ static void op_poll(void)
 	if (r < 0)
 		return;
 	for (int i = 0; i < n; i++) {
-		short out = wsize[p[i].kind] ? POLLOUT | POLLWRNORM : 0;
+		short out = wsize(p[i].kind) ? POLLOUT | POLLWRNORM : 0;
 		short allowed = POLLIN | POLLHUP | POLLERR | out;
 
 		if (!is_obj(p[i].kind) || !same(&p[i]))
@@ -1965,7 +1979,7 @@ static void op_poll(void)
 		out &= pfd[i].events;
 		if ((pfd[i].revents & ~allowed) || (pfd[i].revents & out) != out)
 			STRICT_FAIL("poll of %s fd %d (events %#x): revents %#x",
-				    kind_name[p[i].kind], pfd[i].fd,
+				    kind_name(p[i].kind), pfd[i].fd,
 				    (unsigned short)pfd[i].events,
 				    (unsigned short)pfd[i].revents);
 	}
@@ -2028,7 +2042,7 @@ static void op_epoll(void)
 		e.data.u64 = t.w;
 		r = epoll_ctl(ep.fd, op, t.fd, &e);
 		note("epoll_ctl(%d, %d, %d %s) -> %d errno %d", ep.fd, op, t.fd,
-		     kind_name[t.kind], r, errno);
+		     kind_name(t.kind), r, errno);
 	} else {
 		struct epoll_event e[16];
 
@@ -2053,7 +2067,7 @@ static void op_close(void)
 	if (!claim(&p))
 		return;
 	atomic_fetch_add(&st->closes, 1);
-	note("close(%d %s) -> %d", p.fd, kind_name[p.kind], close(p.fd));
+	note("close(%d %s) -> %d", p.fd, kind_name(p.kind), close(p.fd));
 }
 
 static void op_dup(void)
@@ -2081,7 +2095,7 @@ static void op_dup(void)
 		else
 			fd = dup3(src.fd, dst.fd, chance(50) ? O_CLOEXEC : 0);
 		note("dup2(%d %s, %d %s) -> %d errno %d", src.fd,
-		     kind_name[src.kind], dst.fd, kind_name[dst.kind], fd,
+		     kind_name(src.kind), dst.fd, kind_name(dst.kind), fd,
 		     errno);
 		if (fd < 0)
 			fd = dst.fd;	/* still ours, still open */
@@ -2121,7 +2135,7 @@ static void op_fcntl(void)
 		if (lseek(p.fd, (off_t)rn(100), (int)rn(3)) != -1 &&
 		    same(&p) && (is_obj(p.kind)))
 			STRICT_FAIL("lseek on %s fd %d succeeded",
-				    kind_name[p.kind], p.fd);
+				    kind_name(p.kind), p.fd);
 		break;
 	case 4: {
 		/* fdinfo: show_fdinfo of every kind */
@@ -2144,7 +2158,7 @@ static void op_fcntl(void)
 			close(fd);
 			if (is_obj(k))
 				STRICT_FAIL("reopened %s through %s",
-					    kind_name[k], path);
+					    kind_name(k), path);
 		}
 		break;
 	case 6: {
@@ -2178,7 +2192,7 @@ static void op_fcntl(void)
 		flock(p.fd, chance(50) ? LOCK_EX | LOCK_NB : LOCK_UN);
 		break;
 	}
-	note("fcntl-ish on %d %s", p.fd, kind_name[p.kind]);
+	note("fcntl-ish on %d %s", p.fd, kind_name(p.kind));
 }
 
 static void op_aio(void)
@@ -2438,7 +2452,7 @@ static void child_main(uint64_t cseed)
 		struct pick p;
 		pthread_t th;
 
-		if (chance(50) && pick_slot(&p, K_SIGNAL + (int)rn(4))) {
+		if (chance(50) && pick_slot(&p, any_obj())) {
 			int fl = fcntl(p.fd, F_GETFL);
 
 			if (fl >= 0)
@@ -2777,9 +2791,9 @@ static void op_huge(void)
 
 	if (!huge_ro || !guard_ok)
 		return;
-	if (!pick_slot(&p, K_SIGNAL + (int)rn(4)) && !pick_slot(&p, -1))
+	if (!pick_slot(&p, any_obj()) && !pick_slot(&p, -1))
 		return;
-	rec = rd ? rsize[p.kind] : wsize[p.kind];
+	rec = rd ? rsize(p.kind) : wsize(p.kind);
 	if (!rec)
 		rec = 16;
 	n = pick_huge_size(rec);
@@ -2796,12 +2810,12 @@ static void op_huge(void)
 	took = pt_mono() - t0;
 	settle(&b);
 	note("huge %s(%d %s, %s %p, %#zx) -> %zd errno %d in %lld us",
-	     rd ? "read" : "write", p.fd, kind_name[p.kind], buf_name[b.bk],
+	     rd ? "read" : "write", p.fd, kind_name(p.kind), buf_name[b.bk],
 	     (void *)b.p, n, r, e, (long long)(took / 1000));
 	if (took > held && same(&p))
 		FAIL("a %s of %#zx bytes on %s fd %d (%s buffer) took %lld ms: "
 		     "the interval timer's signal did not end it", rd ? "read" :
-		     "write", n, kind_name[p.kind], p.fd, buf_name[b.bk],
+		     "write", n, kind_name(p.kind), p.fd, buf_name[b.bk],
 		     (long long)(took / NSEC_PER_MSEC));
 	if (rd) {
 		atomic_fetch_add(&st->huge_reads, 1);
@@ -2815,16 +2829,16 @@ static void op_huge(void)
 		 * zeros are valid signal masks and timer specs.
 		 */
 		if (same(&p) && (p.kind == K_SIGNAL || p.kind == K_TIMER) &&
-		    zeros && reach && !b.lost && b.rd >= wsize[p.kind])
+		    zeros && reach && !b.lost && b.rd >= wsize(p.kind))
 			STRICT_FAIL("huge write of %#zx bytes of zeros (%s "
 				    "buffer, %zu readable) to %s fd %d failed: "
 				    "%s", n, buf_name[b.bk], b.rd,
-				    kind_name[p.kind], p.fd, strerror(e));
+				    kind_name(p.kind), p.fd, strerror(e));
 		return;
 	}
 	check_write(&p, &b, lim, r, "huge write");
-	if (p.kind != K_FUTEX && wsize[p.kind] &&
-	    (size_t)r < lim / wsize[p.kind] * wsize[p.kind])
+	if (p.kind != K_FUTEX && wsize(p.kind) &&
+	    (size_t)r < lim / wsize(p.kind) * wsize(p.kind))
 		atomic_fetch_add(&st->short_writes, 1);
 }
 
@@ -2857,7 +2871,7 @@ static void op_huge_kill(void)
 				ioctl(dev, POLLFS_IOC_TIMER, &to);
 	close(dev);
 	if (fd < 0 || pipe2(pfd, O_CLOEXEC)) {
-		note("huge kill: no %s object or pipe: %s", kind_name[kind],
+		note("huge kill: no %s object or pipe: %s", kind_name(kind),
 		     strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -2903,13 +2917,13 @@ static void op_huge_kill(void)
 			show_task(pid);
 			FAIL("child %d, killed in a write of %#zx bytes to a "
 			     "%s object, is still there %lld ms after the "
-			     "SIGKILL", (int)pid, n, kind_name[kind],
+			     "SIGKILL", (int)pid, n, kind_name(kind),
 			     (long long)((pt_mono() - t0) / NSEC_PER_MSEC));
 		}
 		pt_sleep_ns(US(200));
 	}
 	note("huge kill: child %d writing to a %s object reaped in %lld us, "
-	     "status %#x", (int)pid, kind_name[kind],
+	     "status %#x", (int)pid, kind_name(kind),
 	     (long long)((pt_mono() - t0) / 1000), status);
 	atomic_fetch_add(&st->huge_kills, 1);
 	atomic_store(&huge_killing, 0);
@@ -3017,7 +3031,7 @@ static void realtime_spec(struct pollfs_timer_spec *s)
 static void read_if_ready(const struct pick *p)
 {
 	struct pollfd pfd = { p->fd, POLLIN, 0 };
-	size_t n = rsize[K_TIMER] * (1 + rn(3));
+	size_t n = rsize(K_TIMER) * (1 + rn(3));
 	struct buf b;
 	ssize_t r;
 	int e;
@@ -3030,7 +3044,7 @@ static void read_if_ready(const struct pick *p)
 	e = errno;
 	settle(&b);
 	note("read after a step (%d %s, %zu) -> %zd errno %d", p->fd,
-	     kind_name[p->kind], n, r, e);
+	     kind_name(p->kind), n, r, e);
 	atomic_fetch_add(&st->reads, 1);
 	check_read(p, &b, n, r, e, "timer read after a clock step");
 }
@@ -3677,25 +3691,22 @@ static void op_timer_get(void)
 	e = errno;
 	atomic_fetch_add(&st->timer_gets, 1);
 	settle(&b);
-	note("TIMER_GET(%d %s, %s %p) -> %d errno %d", p.fd, kind_name[p.kind],
+	note("TIMER_GET(%d %s, %s %p) -> %d errno %d", p.fd, kind_name(p.kind),
 	     buf_name[b.bk], (void *)b.p, r, e);
 	/* what the kernel could write is unknown (settle) */
 	if (!same(&p) || b.wr == SIZE_MAX)
 		return;
-	switch (p.kind) {
-	case K_SIGNAL: case K_FUTEX: case K_AIO:
+	if (is_obj(p.kind) && p.kind != K_TIMER) {
 		if (r != -1 || (b.bk == B_GOOD && e != ENOTTY))
 			STRICT_FAIL("TIMER_GET on %s fd %d: returned %d, "
 				    "errno %d (%s), expected ENOTTY",
-				    kind_name[p.kind], p.fd, r, e,
+				    kind_name(p.kind), p.fd, r, e,
 				    strerror(e));
-		break;
-	case K_DEV:
+	} else if (p.kind == K_DEV) {
 		if (r != -1)
 			STRICT_FAIL("TIMER_GET on /dev/pollfs fd %d returned "
 				    "%d", p.fd, r);
-		break;
-	case K_TIMER:
+	} else if (p.kind == K_TIMER) {
 		if (!b.lost && b.wr >= sizeof(ev) && r != 0)
 			STRICT_FAIL("TIMER_GET on timer fd %d into a writable "
 				    "buffer (%s): %d, errno %d (%s)", p.fd,
@@ -3716,9 +3727,6 @@ static void op_timer_get(void)
 					    (long long)ev.interval.tv_sec,
 					    (long long)ev.interval.tv_nsec);
 		}
-		break;
-	default:
-		break;
 	}
 }
 
@@ -3843,6 +3851,8 @@ static int fuzz_main(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	setup_signals();
+	/* what a kind fuzz knows nothing of needs to be created at all */
+	pt_kinds_prepare();
 	setup_memory();
 	arenas_rw[0] = arena_a;
 	arenas_rw[1] = arena_s;
@@ -3914,14 +3924,11 @@ static long read_refcnt(void)
 static long read_slab(void)
 {
 	char line[512];
-	static const char *const caches[] = {
-		"pollfs_signal", "pollfs_timer", "pollfs_futex", "pollfs_aio"
-	};
 	long sum = 0;
 	FILE *f;
 
-	for (size_t i = 0; i < sizeof(caches) / sizeof(caches[0]); i++)
-		pt_slab_shrink(caches[i]);
+	pt_for_each_kind(k)
+		pt_slab_shrink(k->cache);
 	f = fopen("/proc/slabinfo", "re");
 	if (!f)
 		return -1;
@@ -3929,9 +3936,11 @@ static long read_slab(void)
 		char name[64];
 		long active;
 
-		if (sscanf(line, "%63s %ld", name, &active) == 2 &&
-		    !strncmp(name, "pollfs_", 7))
-			sum += active;
+		if (sscanf(line, "%63s %ld", name, &active) != 2)
+			continue;
+		pt_for_each_kind(k)
+			if (!strcmp(name, k->cache))
+				sum += active;
 	}
 	fclose(f);
 	return sum;
@@ -3965,6 +3974,7 @@ int main(int argc, char **argv)
 	/* the exec target: exit at once, closing what was inherited */
 	if (argc == 2 && !strcmp(argv[1], "-x"))
 		return 0;
+	kinds_init();
 
 	env = getenv("POLLFS_FUZZ_TIME");
 	if (env && *env)

@@ -21,7 +21,8 @@
  *    memory.current by at least 100 x 128 x 64 bytes (800 KB, well above
  *    the per-CPU charge batches): the object memory is charged at all;
  *    and at most 64 KB per object: plausibly;
- *  - then objects of all four kinds, round-robin, until an ioctl fails:
+ *  - then objects of every kind (tests/lib/kinds.c), round-robin, until
+ *    an ioctl fails:
  *    it fails with ENOMEM, memory.current is near memory.max, and
  *    memory.events counts "max" events;
  * and in the parent: after the child exits, memory.current falls back
@@ -29,9 +30,8 @@
  * the parent, outside it, still creates and uses objects of every kind.
  */
 #include "lib/futex.h"
-#include "lib/timer.h"
+#include "lib/kinds.h"
 
-#include <linux/aio_abi.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -98,34 +98,11 @@ static void cleanup(void)
 	}
 }
 
-static int make_one(int dev, int k, aio_context_t ctx)
-{
-	struct pollfs_open o = { 0, 0 };
-
-	switch (k) {
-	case 0: {
-		struct pollfs_signal_open so = { 1, 0, 0 };
-
-		return ioctl(dev, POLLFS_IOC_SIGNAL, &so);
-	}
-	case 1:
-		return ioctl(dev, POLLFS_IOC_TIMER, &o);
-	case 2:
-		return ioctl(dev, POLLFS_IOC_FUTEX, &o);
-	default: {
-		struct pollfs_aio_open ao = { ctx, 0, 0 };
-
-		return ioctl(dev, POLLFS_IOC_AIO, &ao);
-	}
-	}
-}
-
 /* The child, in the cgroup. */
 static int child(void *arg)
 {
 	struct pollfs_futex_event ev[NREC];
 	volatile char stack[256 << 10];
-	aio_context_t ctx = 0;
 	int dev, fd;
 	long n = 0;
 
@@ -133,7 +110,7 @@ static int child(void *arg)
 	/* the stack, faulted in while still outside the limit's reach */
 	for (size_t i = 0; i < sizeof(stack); i += 4096)
 		stack[i] = 1;
-	CHECK_SYS(syscall(SYS_io_setup, 4, &ctx));
+	pt_kinds_prepare();
 	dev = pt_dev();
 	for (int i = 0; i < NREC; i++)
 		ev[i] = fx_ev(&words[i], words[i], FX_PRIVATE);
@@ -149,9 +126,8 @@ static int child(void *arg)
 	rep->after_armed = read_num(cg, "memory.current", NULL);
 
 	for (;;) {
-		int k = (int)(n % 4);
-
-		int r = make_one(dev, k, ctx);
+		int k = (int)(n % pt_nkinds);
+		int r = pt_kind_try(&pt_kinds[k], dev, 0);
 
 		if (r >= 0)
 			fd = r;
@@ -263,9 +239,9 @@ int main(void)
 		rep->after_armed, NARMED, NREC,
 		rep->after_armed - rep->before,
 		(rep->after_armed - rep->before) / NARMED);
-	pt_diag("%ld more objects, then the ioctl (kind %d) failed with "
+	pt_diag("%ld more objects, then the ioctl (%s) failed with "
 		"errno %d (%s) at memory.current %ld of %ld", rep->created,
-		rep->kind_failed, rep->fail_errno, strerror(rep->fail_errno),
+		pt_kinds[rep->kind_failed].name, rep->fail_errno, strerror(rep->fail_errno),
 		rep->at_fail, LIMIT);
 	CHECK(rep->before >= 0 && rep->after_armed >= 0);
 	if (rep->after_armed - rep->before < (long)NARMED * NREC * 64)
@@ -298,27 +274,16 @@ int main(void)
 
 	/* nothing else broke: the parent makes and uses one of each */
 	{
-		aio_context_t ctx = 0;
-		int dev = pt_dev(), fds[4];
-		uint32_t w = 5;
+		int dev = pt_dev();
 
-		CHECK_SYS(syscall(SYS_io_setup, 4, &ctx));
-		for (int k = 0; k < 4; k++)
-			fds[k] = CHECK_SYS(make_one(dev, k, ctx));
-		fx_arm(fds[2], &w, 5, FX_PRIVATE);
-		CHECK_EQ(fx_wake(&w, 1, FX_PRIVATE), 1);
-		fx_expect_rec(fds[2], &w, 5, FX_PRIVATE);
-		tmr_arm(fds[1], CLOCK_MONOTONIC, 0, MS(1), 0);
-		{
-			struct pollfs_timer_event te;
+		pt_kinds_prepare();
+		pt_for_each_kind(k) {
+			int fd = pt_kind_new(k, dev, 0);
 
-			tmr_read_event(fds[1], &te);
-			tmr_check_oneshot(&te);
+			k->use(fd);
+			CHECK_SYS(close(fd));
 		}
-		for (int k = 0; k < 4; k++)
-			CHECK_SYS(close(fds[k]));
 		CHECK_SYS(close(dev));
-		CHECK_SYS(syscall(SYS_io_destroy, ctx));
 	}
 	cleanup();
 	return PT_PASS;

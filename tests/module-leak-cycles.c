@@ -5,10 +5,10 @@
  * used in every cycle, leaves nothing behind.
  *
  * Each cycle: delete_module(2) (it must succeed: nothing is open),
- * finit_module(2) of $POLLFS_KO, then a signal object (a signal read
- * through it), a timer (armed, fired, read), a futex object (armed,
- * woken by FUTEX_WAKE, read) and an AIO object (its context completes a
- * write, the object reads it), all closed.  The system calls are made
+ * finit_module(2) of $POLLFS_KO, then one object of each kind of
+ * tests/lib/kinds.c, each made readable and read once (a signal object
+ * reads a signal, a timer fires, a futex object is woken by FUTEX_WAKE,
+ * an AIO object's context completes a write), all closed.  The system calls are made
  * directly: insmod and rmmod cost a process each, far more than the
  * cycle itself under TCG.  Every 100 cycles, unloading while an object
  * of each kind is open must fail (EWOULDBLOCK, "in use"), and the
@@ -29,11 +29,10 @@
  * stops there, says how many it made, and passes if they were at least
  * 60.
  */
-#include "lib/futex.h"
-#include "lib/timer.h"
+#include "lib/kinds.h"
 
-#include <linux/aio_abi.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 
 static const char *ko;
@@ -79,12 +78,9 @@ static void read_meminfo(struct meminfo *m)
 	fclose(f);
 }
 
-/* One object of each kind, in fds[0..3]. */
-static void open_objects(int *fds, aio_context_t ctx)
+/* One object of each kind, in fds[]. */
+static void open_objects(int *fds)
 {
-	struct pollfs_signal_open so = { 1ull << (SIGUSR1 - 1), POLLFS_NONBLOCK, 0 };
-	struct pollfs_open o = { POLLFS_NONBLOCK, 0 };
-	struct pollfs_aio_open ao = { ctx, POLLFS_NONBLOCK, 0 };
 	int dev = -1;
 
 	for (int64_t end = pt_mono() + 5 * NSEC_PER_SEC; dev < 0;) {
@@ -94,78 +90,30 @@ static void open_objects(int *fds, aio_context_t ctx)
 		if (dev < 0)
 			pt_sleep_ms(1);
 	}
-	fds[0] = CHECK_SYS(ioctl(dev, POLLFS_IOC_SIGNAL, &so));
-	fds[1] = CHECK_SYS(ioctl(dev, POLLFS_IOC_TIMER, &o));
-	fds[2] = CHECK_SYS(ioctl(dev, POLLFS_IOC_FUTEX, &o));
-	fds[3] = CHECK_SYS(ioctl(dev, POLLFS_IOC_AIO, &ao));
+	for (unsigned int k = 0; k < pt_nkinds; k++)
+		fds[k] = pt_kind_new(&pt_kinds[k], dev, POLLFS_NONBLOCK);
 	CHECK_SYS(close(dev));
 }
 
-static void arm_objects(const int *fds, uint32_t *word)
-{
-	fx_arm(fds[2], word, *word, FX_PRIVATE);
-	tmr_arm(fds[1], CLOCK_MONOTONIC, 0, US(50), 0);
-}
-
 /* Each object does its job once. */
-static void use_objects(const int *fds, uint32_t *word, aio_context_t ctx,
-			int file)
+static void use_objects(const int *fds)
 {
-	struct pollfs_siginfo si;
-	struct pollfs_aio_event ae;
-	struct iocb cb, *cbs[1] = { &cb };
-	struct io_event ev;
-	static char data[64];
-
-	/* signal: a pending, blocked SIGUSR1 is read through it */
-	CHECK_SYS(kill(getpid(), SIGUSR1));
-	pt_wait_readable(fds[0], PT_WAIT_MS);
-	CHECK_EQ(read(fds[0], &si, sizeof(si)), (long)sizeof(si));
-	CHECK_EQ(si.psi_signo, SIGUSR1);
-
-	/* timer: fired */
-	pt_wait_readable(fds[1], PT_WAIT_MS);
-	{
-		struct pollfs_timer_event te;
-
-		tmr_read_event(fds[1], &te);
-		tmr_check_oneshot(&te);
-	}
-
-	/* futex: woken */
-	CHECK_EQ(fx_wake(word, 1, FX_PRIVATE), 1);
-	fx_expect_rec(fds[2], word, *word, FX_PRIVATE);
-
-	/* aio: a completed write is seen, then reaped */
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	cb.aio_fildes = (uint32_t)file;
-	cb.aio_buf = (uintptr_t)data;
-	cb.aio_nbytes = sizeof(data);
-	CHECK_EQ(syscall(SYS_io_submit, ctx, 1, cbs), 1);
-	pt_wait_readable(fds[3], PT_WAIT_MS);
-	CHECK_EQ(read(fds[3], &ae, sizeof(ae)), (long)sizeof(ae));
-	CHECK_EQ(ae.ctx, ctx);
-	CHECK_EQ(ae.available, 1);
-	CHECK_EQ(syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL), 1);
+	for (unsigned int k = 0; k < pt_nkinds; k++)
+		pt_kinds[k].use(fds[k]);
 }
 
 static void close_objects(const int *fds)
 {
-	for (int i = 0; i < 4; i++)
-		CHECK_SYS(close(fds[i]));
+	for (unsigned int k = 0; k < pt_nkinds; k++)
+		CHECK_SYS(close(fds[k]));
 }
 
 int main(int argc, char **argv)
 {
 	long target = 120, budget = 50, done = 0, busy_checks = 0;
 	struct meminfo m0, m1;
-	aio_context_t ctx = 0;
-	sigset_t set;
-	uint32_t word = 7;
 	int64_t t0, t1 = 0, end;
-	int opt, file;
-	char path[] = "/tmp/pollfs-cycles-XXXXXX";
+	int opt;
 
 	while ((opt = getopt(argc, argv, "n:T:")) != -1) {
 		switch (opt) {
@@ -195,17 +143,12 @@ int main(int argc, char **argv)
 		FAIL("the pollfs module is not loaded");
 	pt_on_fail(reload);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	CHECK_SYS(sigprocmask(SIG_BLOCK, &set, NULL));
-	CHECK_SYS(syscall(SYS_io_setup, 8, &ctx));
-	file = CHECK_SYS(mkostemp(path, O_CLOEXEC));
-	unlink(path);
+	pt_kinds_prepare();
 
 	t0 = pt_mono();
 	end = t0 + budget * NSEC_PER_SEC;
 	while (done < target && pt_mono() < end) {
-		int fds[4];
+		int fds[pt_nkinds];
 
 		if (sys_delete(O_NONBLOCK))
 			FAIL("cycle %ld: delete_module: %s", done,
@@ -216,15 +159,16 @@ int main(int argc, char **argv)
 		if (sys_finit(kofd))
 			FAIL("cycle %ld: finit_module(%s): %s", done, ko,
 			     strerror(errno));
-		open_objects(fds, ctx);
-		arm_objects(fds, &word);
-		use_objects(fds, &word, ctx, file);
+		open_objects(fds);
+		use_objects(fds);
 		if (done % 100 == 50) {
-			/* in use: unloading fails, the objects go on */
-			arm_objects(fds, &word);
+			/* in use, armed: unloading fails, the objects go on */
+			for (unsigned int k = 0; k < pt_nkinds; k++)
+				if (pt_kinds[k].arm)
+					pt_kinds[k].arm(fds[k], (unsigned int)done);
 			CHECK_ERR(sys_delete(O_NONBLOCK), EWOULDBLOCK);
 			CHECK(pt_module_loaded());
-			use_objects(fds, &word, ctx, file);
+			use_objects(fds);
 			busy_checks++;
 		}
 		close_objects(fds);
@@ -250,6 +194,5 @@ int main(int argc, char **argv)
 	if (m1.sunreclaim - m0.sunreclaim > 1024 ||
 	    m1.vmalloc - m0.vmalloc > 1024 || m1.percpu - m0.percpu > 1024)
 		FAIL("kernel memory grew over %ld cycles: a leak", done - 10);
-	CHECK_SYS(syscall(SYS_io_destroy, ctx));
 	return PT_PASS;
 }

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/* The table of pollfs object kinds; see kinds.h. */
+#include "kinds.h"
+#include "aio.h"
+#include "futex.h"
+#include "signal.h"
+#include "timer.h"
+
+/* ---- signal: SIGUSR1, blocked, read through the object ---- */
+
+static void signal_prepare(void)
+{
+	ps_block(ps_bit(SIGUSR1));
+}
+
+static void signal_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
+{
+	struct pollfs_signal_open o = { ps_bit(SIGUSR1), flags, reserved };
+
+	memcpy(arg, &o, sizeof(o));
+}
+
+static void signal_sample(void *rec, unsigned int n)
+{
+	static const int sigs[] = { SIGUSR2, 40, SIGUSR1, 34 };
+	uint64_t mask = ps_bit(sigs[n % 4]);
+
+	if (n % 3 == 0)
+		mask |= ps_bit(SIGUSR2);
+	memcpy(rec, &mask, sizeof(mask));
+}
+
+static void signal_arm(int fd, unsigned int n)
+{
+	uint64_t mask;
+
+	signal_sample(&mask, n);
+	CHECK_EQ(write(fd, &mask, sizeof(mask)), sizeof(mask));
+}
+
+static void signal_use(int fd)
+{
+	struct pollfs_siginfo si;
+
+	ps_set_mask(fd, ps_bit(SIGUSR1));
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+	pt_wait_readable(fd, PT_WAIT_MS);
+	CHECK_EQ(read(fd, &si, sizeof(si)), (long)sizeof(si));
+	CHECK_EQ(si.psi_signo, SIGUSR1);
+}
+
+static const char *signal_bad_record(const void *rec)
+{
+	struct pollfs_siginfo si;
+
+	memcpy(&si, rec, sizeof(si));
+	if (si.psi_signo < 1 || si.psi_signo > 64 || si.psi_signo == SIGKILL ||
+	    si.psi_signo == SIGSTOP)
+		return "signal number out of range";
+	return NULL;
+}
+
+/* ---- timer: CLOCK_MONOTONIC ---- */
+
+static void plain_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
+{
+	struct pollfs_open o = { flags, reserved };
+
+	memcpy(arg, &o, sizeof(o));
+}
+
+/* Mostly armed far away; now and then periodic and running, or fired
+ * and unread. */
+static void timer_sample(void *rec, unsigned int n)
+{
+	struct pollfs_timer_spec spec;
+
+	switch (n % 50) {
+	case 0:
+		spec = tmr_spec(CLOCK_MONOTONIC, 0, MS(1), MS(2));
+		break;
+	case 1: case 2: case 3:
+		spec = tmr_spec(CLOCK_MONOTONIC, 0, US(1), 0);
+		break;
+	default:
+		spec = tmr_spec(CLOCK_MONOTONIC, 0, 3600 * NSEC_PER_SEC, 0);
+		break;
+	}
+	memcpy(rec, &spec, sizeof(spec));
+}
+
+static void timer_arm(int fd, unsigned int n)
+{
+	struct pollfs_timer_spec spec;
+
+	timer_sample(&spec, n);
+	CHECK_EQ(write(fd, &spec, sizeof(spec)), TMR_SPEC_SIZE);
+}
+
+static void timer_use(int fd)
+{
+	struct pollfs_timer_event ev;
+
+	tmr_arm(fd, CLOCK_MONOTONIC, 0, US(50), 0);
+	pt_wait_readable(fd, PT_WAIT_MS);
+	tmr_read_event(fd, &ev);
+	tmr_check_oneshot(&ev);
+}
+
+static bool ts_valid(const struct __kernel_timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 &&
+	       ts->tv_nsec < NSEC_PER_SEC;
+}
+
+static const char *timer_bad_record(const void *rec)
+{
+	struct pollfs_timer_event ev;
+
+	memcpy(&ev, rec, sizeof(ev));
+	if (ev.expirations < 1)
+		return "no expiration";
+	if (!ts_valid(&ev.remaining) || !ts_valid(&ev.interval))
+		return "timespec out of range";
+	return NULL;
+}
+
+/* ---- futex: private words of this process ---- */
+
+/* The words arm() waits on; use() has one of its own, which only the
+ * object in use waits on, so that its wake counts exactly one. */
+static uint32_t armed_words[64];
+static uint32_t use_word = 7;
+
+static void futex_sample(void *rec, unsigned int n)
+{
+	uint32_t *w = &armed_words[n % 64];
+	struct pollfs_futex_event ev = fx_ev(w, *w, FX_PRIVATE);
+
+	memcpy(rec, &ev, sizeof(ev));
+}
+
+/* One to three words at a time. */
+static void futex_arm(int fd, unsigned int n)
+{
+	struct pollfs_futex_event ev[3];
+	size_t count = 1 + n % 3;
+
+	for (size_t i = 0; i < count; i++)
+		futex_sample(&ev[i], n + (unsigned int)i);
+	fx_armv(fd, ev, count);
+}
+
+static void futex_use(int fd)
+{
+	fx_arm(fd, &use_word, use_word, FX_PRIVATE);
+	CHECK_EQ(fx_wake(&use_word, 1, FX_PRIVATE), 1);
+	fx_expect_rec(fd, &use_word, use_word, FX_PRIVATE);
+}
+
+static const char *futex_bad_record(const void *rec)
+{
+	struct pollfs_futex_event ev;
+
+	memcpy(&ev, rec, sizeof(ev));
+	if (ev.addr % 4)
+		return "unaligned address";
+	if (ev.flags & ~(uint32_t)(POLLFS_FUTEX_SHARED | POLLFS_FUTEX_WATCH))
+		return "unknown flags";
+	return NULL;
+}
+
+/* ---- AIO: one context of the process, writes to a temporary file ---- */
+
+static aio_context_t aio_ctx;
+static int aio_file = -1;
+
+static void aio_prepare(void)
+{
+	aio_ctx = ax_setup(64);
+	aio_file = ax_tmpfile("/tmp", 0);
+}
+
+static void aio_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
+{
+	struct pollfs_aio_open o = { aio_ctx, flags, reserved };
+
+	memcpy(arg, &o, sizeof(o));
+}
+
+/* A completed write is seen, then reaped. */
+static void aio_use(int fd)
+{
+	static char data[64];
+	struct iocb cb, *cbs[1] = { &cb };
+	struct pollfs_aio_event ev;
+	struct io_event done;
+
+	ax_prep_pwrite(&cb, aio_file, data, sizeof(data), 0, 0);
+	ax_submit(aio_ctx, 1, cbs);
+	pt_wait_readable(fd, PT_WAIT_MS);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), AX_EVENT_SIZE);
+	CHECK_EQ(ev.ctx, aio_ctx);
+	CHECK_EQ(ev.available, 1);
+	CHECK_EQ(ax_reap(aio_ctx, 1, 1, &done, PT_WAIT_MS), 1);
+}
+
+static const char *aio_bad_record(const void *rec)
+{
+	struct pollfs_aio_event ev;
+
+	memcpy(&ev, rec, sizeof(ev));
+	return ev.available < 1 ? "no completion available" : NULL;
+}
+
+const struct pt_kind pt_kinds[] = {
+	{
+		.name = "signal", .cache = "pollfs_signal",
+		.cmd = POLLFS_IOC_SIGNAL,
+		.arg_size = sizeof(struct pollfs_signal_open),
+		.read_size = sizeof(struct pollfs_siginfo),
+		.write_size = sizeof(uint64_t),
+		.prepare = signal_prepare, .fill_arg = signal_fill_arg,
+		.sample = signal_sample, .arm = signal_arm,
+		.use = signal_use, .bad_record = signal_bad_record,
+	},
+	{
+		.name = "timer", .cache = "pollfs_timer",
+		.cmd = POLLFS_IOC_TIMER,
+		.arg_size = sizeof(struct pollfs_open),
+		.read_size = sizeof(struct pollfs_timer_event),
+		.write_size = sizeof(struct pollfs_timer_spec),
+		.fill_arg = plain_fill_arg, .sample = timer_sample,
+		.arm = timer_arm, .use = timer_use,
+		.bad_record = timer_bad_record,
+	},
+	{
+		.name = "futex", .cache = "pollfs_futex",
+		.cmd = POLLFS_IOC_FUTEX,
+		.arg_size = sizeof(struct pollfs_open),
+		.read_size = sizeof(struct pollfs_futex_event),
+		.write_size = sizeof(struct pollfs_futex_event),
+		.fill_arg = plain_fill_arg, .sample = futex_sample,
+		.arm = futex_arm, .use = futex_use,
+		.bad_record = futex_bad_record,
+	},
+	{
+		.name = "aio", .cache = "pollfs_aio",
+		.cmd = POLLFS_IOC_AIO,
+		.arg_size = sizeof(struct pollfs_aio_open),
+		.read_size = sizeof(struct pollfs_aio_event),
+		.prepare = aio_prepare, .fill_arg = aio_fill_arg,
+		.use = aio_use, .bad_record = aio_bad_record,
+	},
+};
+const unsigned int pt_nkinds = sizeof(pt_kinds) / sizeof(pt_kinds[0]);
+
+_Static_assert(sizeof(struct pollfs_signal_open) <= PT_KIND_ARG_MAX &&
+	       sizeof(struct pollfs_aio_open) <= PT_KIND_ARG_MAX,
+	       "an open argument outgrows PT_KIND_ARG_MAX");
+_Static_assert(sizeof(struct pollfs_siginfo) <= PT_KIND_REC_MAX &&
+	       sizeof(struct pollfs_timer_spec) <= PT_KIND_REC_MAX,
+	       "a record outgrows PT_KIND_REC_MAX");
+
+const struct pt_kind *pt_kind_by_name(const char *name)
+{
+	pt_for_each_kind(k)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+void pt_kinds_prepare(void)
+{
+	/* a forked child makes its own: the parent's AIO context is not
+	 * the child's */
+	static pid_t prepared_by;
+
+	if (prepared_by == getpid())
+		return;
+	pt_for_each_kind(k)
+		if (k->prepare)
+			k->prepare();
+	prepared_by = getpid();
+}
+
+int pt_kind_try(const struct pt_kind *k, int dev, uint32_t flags)
+{
+	char arg[PT_KIND_ARG_MAX] __attribute__((aligned(8)));
+
+	k->fill_arg(arg, flags, 0);
+	return ioctl(dev, k->cmd, arg);
+}
+
+int pt_kind_new_at(const char *file, int line, const struct pt_kind *k,
+		   int dev, uint32_t flags)
+{
+	int fd = pt_kind_try(k, dev, flags);
+
+	if (fd < 0)
+		pt_fail_at(file, line, "creating a %s object: errno %d (%s)",
+			   k->name, errno, strerror(errno));
+	return fd;
+}
