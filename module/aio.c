@@ -94,7 +94,7 @@ struct pollfs_aio_waiter {
 #endif
 };
 
-struct pollfs_aio {
+struct pollfs_aio_ctx {
 	struct pollfs_object obj;
 	wait_queue_head_t wqh;
 	struct pollfs_aio_waiter ctx_wait;	/* on the kioctx's wait queue */
@@ -102,14 +102,11 @@ struct pollfs_aio {
 	struct irq_work work;
 	bool hup;	/* the context died: the work wakes with EPOLLHUP */
 	u64 user_id;
-	struct rcu_head rcu;	/* a completion's return may still wake it */
 };
 
-static struct kmem_cache *pollfs_aio_cache;
-
-static struct pollfs_aio *to_aio(struct pollfs_object *obj)
+static struct pollfs_aio_ctx *to_aio(struct pollfs_object *obj)
 {
-	return container_of(obj, struct pollfs_aio, obj);
+	return container_of(obj, struct pollfs_aio_ctx, obj);
 }
 
 static atomic_t *kioctx_dead(void *ctx)
@@ -170,7 +167,7 @@ static unsigned int pollfs_aio_available(void *ctx)
 static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 				int sync, void *key)
 {
-	struct pollfs_aio *a = container_of(wait, struct pollfs_aio, ctx_wait.w);
+	struct pollfs_aio_ctx *a = container_of(wait, struct pollfs_aio_ctx, ctx_wait.w);
 
 	if (!atomic_read(kioctx_dead(a->ctx))) {
 		if (IS_ENABLED(CONFIG_PREEMPT_RT))
@@ -187,7 +184,7 @@ static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 
 static void pollfs_aio_wake(struct irq_work *work)
 {
-	struct pollfs_aio *a = container_of(work, struct pollfs_aio, work);
+	struct pollfs_aio_ctx *a = container_of(work, struct pollfs_aio_ctx, work);
 
 	wake_up_poll(&a->wqh, READ_ONCE(a->hup) ? EPOLLHUP : EPOLLIN);
 }
@@ -244,7 +241,7 @@ static struct rethook *pollfs_aio_rethook;
  */
 static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
 {
-	struct pollfs_aio *direct[POLLFS_AIO_DIRECT_WAKES], *a;
+	struct pollfs_aio_ctx *direct[POLLFS_AIO_DIRECT_WAKES], *a;
 	wait_queue_head_t *wq = kioctx_wait(ret->ctx);
 	unsigned int n = 0, i;
 	wait_queue_entry_t *w;
@@ -258,7 +255,7 @@ static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
 	list_for_each_entry(w, &wq->head, entry) {
 		if (w->func != pollfs_aio_ctx_woken)
 			continue;
-		a = container_of(w, struct pollfs_aio, ctx_wait.w);
+		a = container_of(w, struct pollfs_aio_ctx, ctx_wait.w);
 		if (!ret->poll && n < ARRAY_SIZE(direct))
 			direct[n++] = a;
 		else
@@ -335,8 +332,6 @@ static struct ftrace_ops pollfs_aio_ftrace_ops = {
 	.flags	= FTRACE_OPS_FL_SAVE_REGS,
 };
 
-static struct pollfs_once pollfs_aio_probed = POLLFS_ONCE_INIT(pollfs_aio_probed);
-
 static struct rethook *pollfs_aio_rethook_alloc(void)
 {
 	int num = POLLFS_AIO_RETURNS_PER_CPU * num_possible_cpus();
@@ -364,7 +359,7 @@ static struct rethook *pollfs_aio_rethook_alloc(void)
 #endif
 }
 
-static int pollfs_aio_probe_install(void)
+static int pollfs_aio_hook_install(void)
 {
 	char name[] = "aio_complete";	/* the filter's parser may write */
 	int err;
@@ -394,25 +389,12 @@ static int pollfs_aio_probe_install(void)
 }
 
 /*
- * In when the first AIO object is created, until unload.  Not on
- * PREEMPT_RT: the context's wait queue tells every completion there.
- */
-static int pollfs_aio_probe(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		return 0;
-	return pollfs_once(&pollfs_aio_probed, pollfs_aio_probe_install);
-}
-
-/*
  * A return pending when the rethook is freed would call no handler, and
  * preemption would stay off: the entry disables it until the handler
  * has run, so a grace period after the last entry every return is done.
  */
-static void pollfs_aio_unprobe(void)
+static void pollfs_aio_hook_remove(void)
 {
-	if (!pollfs_aio_probed.done)
-		return;
 	unregister_ftrace_function(&pollfs_aio_ftrace_ops);
 	synchronize_rcu();
 	ftrace_free_filter(&pollfs_aio_ftrace_ops);
@@ -420,11 +402,19 @@ static void pollfs_aio_unprobe(void)
 }
 
 /*
+ * In when the first AIO object is created, until unload.  Not on
+ * PREEMPT_RT: the context's wait queue tells every completion there.
+ */
+static struct pollfs_hook pollfs_aio_hook =
+	POLLFS_HOOK_INIT(pollfs_aio_hook, .install = pollfs_aio_hook_install,
+			 .remove = pollfs_aio_hook_remove);
+
+/*
  * The context while it lives, NULL once it is dying.  Under
  * rcu_read_lock(): a context is freed a grace period after kill_ioctx()
  * woke us.
  */
-static void *pollfs_aio_live_ctx(struct pollfs_aio *a)
+static void *pollfs_aio_live_ctx(struct pollfs_aio_ctx *a)
 {
 	void *ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
 
@@ -435,7 +425,7 @@ static void *pollfs_aio_live_ctx(struct pollfs_aio *a)
  * Find the context @a->user_id names in the caller's mm, as io_getevents
  * does, and hook onto its wait queue unless it is already dying.
  */
-static int pollfs_aio_attach(struct pollfs_aio *a)
+static int pollfs_aio_attach(struct pollfs_aio_ctx *a)
 {
 	struct mm_struct *mm = current->mm;
 	void __rcu **slots;
@@ -473,10 +463,10 @@ out:
 	return ret;
 }
 
-static int pollfs_aio_read(struct pollfs_object *obj, void *rec)
+static int pollfs_aio_pop(struct pollfs_object *obj, void *rec)
 {
 	struct pollfs_aio_event *ev = rec;
-	struct pollfs_aio *a = to_aio(obj);
+	struct pollfs_aio_ctx *a = to_aio(obj);
 	unsigned int available;
 	void *ctx;
 	int ret = 0;
@@ -495,7 +485,7 @@ static int pollfs_aio_read(struct pollfs_object *obj, void *rec)
 
 static __poll_t pollfs_aio_poll(struct pollfs_object *obj)
 {
-	struct pollfs_aio *a = to_aio(obj);
+	struct pollfs_aio_ctx *a = to_aio(obj);
 	__poll_t events = EPOLLHUP;
 	void *ctx;
 
@@ -515,7 +505,7 @@ static wait_queue_head_t *pollfs_aio_waitq(struct pollfs_object *obj)
 static void pollfs_aio_show_fdinfo(struct seq_file *m,
 				   struct pollfs_object *obj)
 {
-	struct pollfs_aio *a = to_aio(obj);
+	struct pollfs_aio_ctx *a = to_aio(obj);
 	void *ctx;
 
 	seq_printf(m, "ctx: %#llx\n", a->user_id);
@@ -529,19 +519,14 @@ static void pollfs_aio_show_fdinfo(struct seq_file *m,
 	rcu_read_unlock();
 }
 
-static void pollfs_aio_free(struct rcu_head *rcu)
-{
-	kmem_cache_free(pollfs_aio_cache, container_of(rcu, struct pollfs_aio, rcu));
-}
-
 /*
  * Unhook if the context still lives, then wait out a queued wake-up; a
  * completion's return that found us on the queue may still wake us until
- * a grace period has passed.
+ * a grace period has passed: the core frees it after one (free_rcu).
  */
 static void pollfs_aio_release(struct pollfs_object *obj)
 {
-	struct pollfs_aio *a = to_aio(obj);
+	struct pollfs_aio_ctx *a = to_aio(obj);
 	unsigned long flags;
 	void *ctx;
 
@@ -556,68 +541,34 @@ static void pollfs_aio_release(struct pollfs_object *obj)
 	}
 	rcu_read_unlock();
 	irq_work_sync(&a->work);
-	call_rcu(&a->rcu, pollfs_aio_free);
 }
 
-static int pollfs_aio_create(const void __user *arg)
+static int pollfs_aio_setup(struct pollfs_object *obj, const void *arg)
 {
-	struct pollfs_aio_open args;
-	struct pollfs_aio *a;
-	int err, fd;
+	const struct pollfs_aio_open *open = arg;
+	struct pollfs_aio_ctx *a = to_aio(obj);
 
-	if (copy_from_user(&args, arg, sizeof(args)))
-		return -EFAULT;
-	err = pollfs_check_flags(args.flags, args.reserved);
-	if (err)
-		return err;
-	err = pollfs_aio_probe();
-	if (err)
-		return err;
-
-	a = kmem_cache_zalloc(pollfs_aio_cache, GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
 	init_waitqueue_head(&a->wqh);
 	pollfs_aio_init_waiter(&a->ctx_wait);
 	init_irq_work(&a->work, pollfs_aio_wake);
-	a->user_id = args.ctx;
-
-	err = pollfs_aio_attach(a);
-	if (err) {
-		kmem_cache_free(pollfs_aio_cache, a);
-		return err;
-	}
-	fd = pollfs_install(&a->obj, &pollfs_aio_kind, args.flags);
-	if (fd < 0)
-		pollfs_aio_release(&a->obj);
-	return fd;
+	a->user_id = open->ctx;
+	return pollfs_aio_attach(a);
 }
 
-static int pollfs_aio_init(void)
-{
-	BUILD_BUG_ON(sizeof(struct pollfs_aio_event) != 16);
-
-	pollfs_aio_cache = KMEM_CACHE(pollfs_aio, SLAB_ACCOUNT);
-	return pollfs_aio_cache ? 0 : -ENOMEM;
-}
-
-static void pollfs_aio_exit(void)
-{
-	pollfs_aio_unprobe();
-	kmem_cache_destroy(pollfs_aio_cache);
-}
+static_assert(sizeof(struct pollfs_aio_event) == 16);
 
 const struct pollfs_kind pollfs_aio_kind = {
 	.name		= "[aio]",
-	.cmd		= POLLFS_IOC_AIO,
-	.create		= pollfs_aio_create,
-	.init		= pollfs_aio_init,
-	.exit		= pollfs_aio_exit,
+	POLLFS_OBJECT(struct pollfs_aio_ctx),
+	POLLFS_OPEN(struct pollfs_aio_open),
+	.setup		= pollfs_aio_setup,
+	.hook		= IS_ENABLED(CONFIG_PREEMPT_RT) ? NULL : &pollfs_aio_hook,
 	.read_size	= sizeof(struct pollfs_aio_event),
 	.read_max	= 1,
-	.read		= pollfs_aio_read,
+	.read		= pollfs_aio_pop,
 	.poll		= pollfs_aio_poll,
 	.waitq		= pollfs_aio_waitq,
 	.show_fdinfo	= pollfs_aio_show_fdinfo,
 	.release	= pollfs_aio_release,
+	.free_rcu	= true,
 };

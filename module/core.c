@@ -12,10 +12,12 @@
 
 #include <linux/file.h>
 #include <linux/fs_context.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/pollfs.h>
 
@@ -247,11 +249,28 @@ static __poll_t pollfs_poll(struct file *file, poll_table *pt)
 	return events;
 }
 
+static void pollfs_object_free_rcu(struct rcu_head *rcu)
+{
+	struct pollfs_object *obj = container_of(rcu, struct pollfs_object,
+						 rcu);
+
+	kmem_cache_free(obj->cache, obj);
+}
+
+/* The end of an object whose @setup succeeded. */
+static void pollfs_object_free(struct pollfs_object *obj)
+{
+	if (obj->kind->release)
+		obj->kind->release(obj);
+	if (obj->kind->free_rcu)
+		call_rcu(&obj->rcu, pollfs_object_free_rcu);
+	else
+		kmem_cache_free(obj->cache, obj);
+}
+
 static int pollfs_release(struct inode *inode, struct file *file)
 {
-	struct pollfs_object *obj = file->private_data;
-
-	obj->kind->release(obj);
+	pollfs_object_free(file->private_data);
 	pollfs_fs_unpin();
 	return 0;
 }
@@ -285,60 +304,51 @@ static const struct file_operations pollfs_fops = {
 	.show_fdinfo	= pollfs_show_fdinfo,
 };
 
-/* @install, if it has not succeeded yet: 0, or the error it returned. */
-int pollfs_once(struct pollfs_once *once, int (*install)(void))
+int pollfs_hook_install(struct pollfs_hook *hook)
 {
 	int err = 0;
 
-	/* Pairs with the release below: true means @install succeeded. */
-	if (smp_load_acquire(&once->done))
+	/* Pairs with the release below: true means it is in. */
+	if (smp_load_acquire(&hook->installed))
 		return 0;
-	mutex_lock(&once->lock);
-	if (!once->done) {
-		err = install();
+	mutex_lock(&hook->lock);
+	if (!hook->installed) {
+		if (hook->kprobe) {
+			err = register_kprobe(hook->kprobe);
+			if (err)
+				pr_err("cannot probe %s (%d)\n",
+				       hook->kprobe->symbol_name, err);
+		} else if (hook->install) {
+			err = hook->install();
+		}
 		if (!err)	/* pairs with the acquire above */
-			smp_store_release(&once->done, true);
+			smp_store_release(&hook->installed, true);
 	}
-	mutex_unlock(&once->lock);
+	mutex_unlock(&hook->lock);
 	return err;
 }
 
-int pollfs_check_flags(u32 flags, u32 reserved)
+/* At unload, when no object is left to install it again. */
+void pollfs_hook_remove(struct pollfs_hook *hook)
 {
-	BUILD_BUG_ON(POLLFS_NONBLOCK != O_NONBLOCK);
-	BUILD_BUG_ON(POLLFS_CLOEXEC != O_CLOEXEC);
-
-	if (reserved || (flags & ~(POLLFS_NONBLOCK | POLLFS_CLOEXEC)))
-		return -EINVAL;
-	return 0;
+	if (!hook->installed)
+		return;
+	if (hook->kprobe)
+		unregister_kprobe(hook->kprobe);
+	else if (hook->remove)
+		hook->remove();
+	hook->installed = false;
 }
 
-int pollfs_get_open_flags(const void __user *arg, u32 *flags)
-{
-	struct pollfs_open args;
-
-	if (copy_from_user(&args, arg, sizeof(args)))
-		return -EFAULT;
-	*flags = args.flags;
-	return pollfs_check_flags(args.flags, args.reserved);
-}
-
-/**
- * pollfs_install - give a new object a file and a descriptor
- * @obj:	the object, fully initialised
- * @kind:	its kind
- * @flags:	POLLFS_NONBLOCK and POLLFS_CLOEXEC, already checked
- *
- * Returns the new descriptor; from then on the file owns @obj and frees
- * it through @kind->release.  On error the caller still owns @obj.
+/*
+ * Give a new object a file and a descriptor: the descriptor, from which
+ * on the file owns @obj; on error the caller still does.
  */
-int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
-		   u32 flags)
+static int pollfs_install(struct pollfs_object *obj, u32 flags)
 {
 	struct file *file;
 	int fd, err;
 
-	obj->kind = kind;
 	err = pollfs_fs_pin();
 	if (err)
 		return err;
@@ -350,7 +360,7 @@ int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
 	}
 
 	ihold(pollfs_inode);
-	file = alloc_file_pseudo(pollfs_inode, pollfs_mnt, kind->name,
+	file = alloc_file_pseudo(pollfs_inode, pollfs_mnt, obj->kind->name,
 				 O_RDWR | (flags & O_NONBLOCK), &pollfs_fops);
 	if (IS_ERR(file)) {
 		iput(pollfs_inode);
@@ -370,6 +380,54 @@ put_fd:
 unpin:
 	pollfs_fs_unpin();
 	return err;
+}
+
+/**
+ * pollfs_create - make an object of @kind, the creating ioctl
+ * @kind:	its kind
+ * @cache:	the kind's slab cache
+ * @uarg:	the ioctl's argument, @kind->open_size bytes
+ *
+ * Returns the new object's descriptor or -errno.
+ */
+int pollfs_create(const struct pollfs_kind *kind, struct kmem_cache *cache,
+		  const void __user *uarg)
+{
+	u64 arg[POLLFS_OPEN_MAX / sizeof(u64)];
+	struct pollfs_open open;
+	struct pollfs_object *obj;
+	int err, fd;
+
+	BUILD_BUG_ON(POLLFS_NONBLOCK != O_NONBLOCK);
+	BUILD_BUG_ON(POLLFS_CLOEXEC != O_CLOEXEC);
+
+	if (copy_from_user(arg, uarg, kind->open_size))
+		return -EFAULT;
+	memcpy(&open, (u8 *)arg + kind->open_flags, sizeof(open));
+	if (open.reserved || open.flags & ~(POLLFS_NONBLOCK | POLLFS_CLOEXEC))
+		return -EINVAL;
+	if (kind->hook) {
+		err = pollfs_hook_install(kind->hook);
+		if (err)
+			return err;
+	}
+
+	obj = kmem_cache_zalloc(cache, GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->kind = kind;
+	obj->cache = cache;
+	if (kind->setup) {
+		err = kind->setup(obj, arg);
+		if (err) {
+			kmem_cache_free(cache, obj);
+			return err;
+		}
+	}
+	fd = pollfs_install(obj, open.flags);
+	if (fd < 0)
+		pollfs_object_free(obj);
+	return fd;
 }
 
 int pollfs_fs_init(void)

@@ -8,22 +8,58 @@
 #ifndef _POLLFS_CORE_H
 #define _POLLFS_CORE_H
 
+#include <linux/build_bug.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/seq_file.h>
+#include <linux/stddef.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
 
+struct kprobe;
 struct pollfs_object;
+
+/**
+ * struct pollfs_hook - a hook into the kernel that some objects need
+ * @lock:	serializes installing it
+ * @installed:	it is in, until unload
+ * @kprobe:	a kprobe to register, or
+ * @install:	how to put it in (and @remove, how to take it out)
+ *
+ * A hook costs the whole system something (every call of a kernel
+ * function runs it), so it goes in with the first object that needs it,
+ * never at load, and stays until unload.  One with neither @kprobe nor
+ * @install is the hook of a kernel that needs none.
+ */
+struct pollfs_hook {
+	struct mutex lock;
+	bool installed;
+	struct kprobe *kprobe;
+	int (*install)(void);
+	void (*remove)(void);
+};
+
+#define POLLFS_HOOK_INIT(name, ...) \
+	{ .lock = __MUTEX_INITIALIZER(name.lock), __VA_ARGS__ }
+
+int pollfs_hook_install(struct pollfs_hook *hook);
+void pollfs_hook_remove(struct pollfs_hook *hook);
 
 /**
  * struct pollfs_kind - what makes a file a timer, a signal set, ...
  * @name:	dentry name, shown as pollfs:@name in /proc/PID/fd
- * @cmd:	the ioctl of /dev/pollfs that creates one
- * @create:	that ioctl: make an object, return its new descriptor
- * @init:	load-time set-up, its cache (optional)
- * @exit:	undo @init, at unload (optional)
+ * @size:	size of its object, a struct whose first member is a
+ *		struct pollfs_object named obj (POLLFS_OBJECT())
+ * @align:	that struct's alignment
+ * @open_size:	size of the argument of its creating ioctl
+ * @open_flags:	where struct pollfs_open's flags and reserved word are
+ *		in that argument (POLLFS_OPEN())
+ * @setup:	fill in a zeroed object from the argument, which the core
+ *		copied in and whose flags it checked; on error, undo what
+ *		it did (optional)
+ * @hook:	installed before the first object is made (optional)
+ * @exit:	at unload, after @hook is removed (optional)
  * @read_size:	size of one record read
  * @read_max:	records one read() returns at most, 0 for no limit
  * @write_size:	size of one record written, 0 if writes are refused
@@ -35,18 +71,24 @@ struct pollfs_object;
  * @waitq:	the queue woken whenever @poll may have changed
  * @ioctl:	an ioctl on the object's file, -ENOTTY if not its (optional)
  * @show_fdinfo: state shown in /proc/PID/fdinfo (optional)
- * @release:	free the object; called once, when its file goes away
+ * @release:	undo @setup and what the object did since, when its file
+ *		goes away or installing it failed (optional)
+ * @free_rcu:	free it a grace period after @release, not at once: a
+ *		hook may still be looking at it
  *
- * A new kind is one file that defines its pollfs_<kind>_kind, one line in
- * the table of main.c and its declaration below; module/README.md lists
- * what else (the uapi header, libpollfs, the fuzzer, the man pages) it
- * touches.
+ * The core owns the object's life: it copies and checks the argument,
+ * allocates from the kind's cache, calls @setup, installs the file and,
+ * when the file goes away, calls @release and frees.  A new kind is its
+ * file, defining pollfs_<name>_kind, and its line in kinds.h.
  */
 struct pollfs_kind {
 	const char *name;
-	unsigned int cmd;
-	int (*create)(const void __user *arg);
-	int (*init)(void);
+	size_t size;
+	size_t align;
+	size_t open_size;
+	size_t open_flags;
+	int (*setup)(struct pollfs_object *obj, const void *arg);
+	struct pollfs_hook *hook;
 	void (*exit)(void);
 	size_t read_size;
 	unsigned int read_max;
@@ -60,44 +102,45 @@ struct pollfs_kind {
 		      void __user *arg);
 	void (*show_fdinfo)(struct seq_file *m, struct pollfs_object *obj);
 	void (*release)(struct pollfs_object *obj);
+	bool free_rcu;
 };
 
-extern const struct pollfs_kind pollfs_signal_kind;
-extern const struct pollfs_kind pollfs_timer_kind;
-extern const struct pollfs_kind pollfs_futex_kind;
-extern const struct pollfs_kind pollfs_aio_kind;
-
-/* Embedded first in every kind's context. */
+/* Embedded first, as obj, in every kind's context. */
 struct pollfs_object {
 	const struct pollfs_kind *kind;
+	struct kmem_cache *cache;
+	struct rcu_head rcu;
 };
+
+#define POLLFS_OBJECT(type)						\
+	.size = sizeof(type) +						\
+		BUILD_BUG_ON_ZERO(offsetof(type, obj) != 0),		\
+	.align = __alignof__(type)
+
+#define POLLFS_OPEN(type)						\
+	.open_size = sizeof(type),					\
+	.open_flags = offsetof(type, flags) +				\
+		BUILD_BUG_ON_ZERO(offsetof(type, reserved) !=		\
+				  offsetof(type, flags) + sizeof(__u32))
+
+#define POLLFS_KIND(name, ioctl) \
+	extern const struct pollfs_kind pollfs_##name##_kind
+#include "kinds.h"
+#undef POLLFS_KIND
 
 /* The largest record of any kind; the core bounces records through it. */
 #define POLLFS_RECORD_MAX	128
+/* The largest argument of a creating ioctl; the core copies it in. */
+#define POLLFS_OPEN_MAX		64
 
-/*
- * A hook that costs the whole system something (a probe on a kernel
- * function) goes in when the first object that needs it is made, by
- * pollfs_once(), and stays until unload; @done says whether to undo it.
- */
-struct pollfs_once {
-	struct mutex lock;
-	bool done;
-};
-
-#define POLLFS_ONCE_INIT(name)	{ .lock = __MUTEX_INITIALIZER(name.lock) }
-
-int pollfs_once(struct pollfs_once *once, int (*install)(void));
+int pollfs_create(const struct pollfs_kind *kind, struct kmem_cache *cache,
+		  const void __user *arg);
 
 int pollfs_fs_init(void);
 void pollfs_fs_exit(void);
 int pollfs_fs_pin(void);
 void pollfs_fs_unpin(void);
 
-int pollfs_check_flags(u32 flags, u32 reserved);
-int pollfs_get_open_flags(const void __user *arg, u32 *flags);
-int pollfs_install(struct pollfs_object *obj, const struct pollfs_kind *kind,
-		   u32 flags);
 ssize_t pollfs_write_each(struct pollfs_object *obj, struct iov_iter *from,
 			  size_t nrec, size_t size,
 			  int (*apply)(struct pollfs_object *obj,

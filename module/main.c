@@ -11,17 +11,25 @@
 #include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/pollfs.h>
+#include <linux/slab.h>
 
 #include "core.h"
 #include "ksyms.h"
 
-/* Every kind, at the number of the ioctl that creates it. */
-static const struct pollfs_kind *const pollfs_kinds[] = {
-	[_IOC_NR(POLLFS_IOC_SIGNAL)]	= &pollfs_signal_kind,
-	[_IOC_NR(POLLFS_IOC_TIMER)]	= &pollfs_timer_kind,
-	[_IOC_NR(POLLFS_IOC_FUTEX)]	= &pollfs_futex_kind,
-	[_IOC_NR(POLLFS_IOC_AIO)]	= &pollfs_aio_kind,
+/* Every kind of kinds.h, at the number of the ioctl that creates it. */
+struct pollfs_kind_entry {
+	const struct pollfs_kind *kind;
+	unsigned int cmd;
+	const char *cache_name;
+	struct kmem_cache *cache;
 };
+
+/* Creating ioctls are numbered from 1: room for more kinds than a few. */
+static struct pollfs_kind_entry pollfs_kinds[16];
+
+#define for_each_kind(entry)						\
+	for (entry = pollfs_kinds;					\
+	     entry < pollfs_kinds + ARRAY_SIZE(pollfs_kinds); entry++)
 
 static int pollfs_dev_open(struct inode *inode, struct file *file)
 {
@@ -38,16 +46,17 @@ static int pollfs_dev_release(struct inode *inode, struct file *file)
 static long pollfs_dev_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
-	const struct pollfs_kind *kind;
+	const struct pollfs_kind_entry *entry;
 	unsigned int nr = _IOC_NR(cmd);
 
 	if (_IOC_TYPE(cmd) != POLLFS_IOC_MAGIC ||
 	    nr >= ARRAY_SIZE(pollfs_kinds))
 		return -ENOTTY;
-	kind = pollfs_kinds[array_index_nospec(nr, ARRAY_SIZE(pollfs_kinds))];
-	if (!kind || kind->cmd != cmd)
+	entry = &pollfs_kinds[array_index_nospec(nr, ARRAY_SIZE(pollfs_kinds))];
+	if (!entry->kind || entry->cmd != cmd)
 		return -ENOTTY;
-	return kind->create((const void __user *)arg);
+	return pollfs_create(entry->kind, entry->cache,
+			     (const void __user *)arg);
 }
 
 static const struct file_operations pollfs_dev_fops = {
@@ -66,59 +75,91 @@ static struct miscdevice pollfs_dev = {
 	.mode	= 0666,
 };
 
-/* A table that does not say what each of its kinds needs is a bug. */
-static int pollfs_kinds_check(void)
+/* A kind that does not say what the core needs of it is a bug. */
+static bool pollfs_kind_complete(const struct pollfs_kind_entry *entry)
 {
-	const struct pollfs_kind *kind;
-	unsigned int nr;
+	const struct pollfs_kind *kind = entry->kind;
 
-	for (nr = 0; nr < ARRAY_SIZE(pollfs_kinds); nr++) {
-		kind = pollfs_kinds[nr];
-		if (kind && (_IOC_NR(kind->cmd) != nr || !kind->name ||
-			     !kind->create || !kind->read_size ||
-			     kind->read_size > POLLFS_RECORD_MAX ||
-			     kind->write_size > POLLFS_RECORD_MAX ||
-			     !kind->read || !kind->poll || !kind->waitq ||
-			     !kind->release || !kind->write != !kind->write_size)) {
-			pr_err("kind %u (%s) is incomplete\n", nr,
-			       kind->name ?: "?");
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return kind->name && kind->size >= sizeof(struct pollfs_object) &&
+	       kind->open_size == _IOC_SIZE(entry->cmd) &&
+	       kind->open_size <= POLLFS_OPEN_MAX &&
+	       kind->open_flags + sizeof(struct pollfs_open) <= kind->open_size &&
+	       kind->read_size && kind->read_size <= POLLFS_RECORD_MAX &&
+	       kind->write_size <= POLLFS_RECORD_MAX &&
+	       kind->read && kind->poll && kind->waitq &&
+	       !kind->write == !kind->write_size;
 }
 
-static void pollfs_kinds_exit(unsigned int n)
+/*
+ * Hooks first: a probe handler may still look at an object until a
+ * grace period after it is out, and the objects of a kind that frees
+ * them after one are freed into its cache.
+ */
+static void pollfs_kinds_exit(void)
 {
-	while (n--)
-		if (pollfs_kinds[n] && pollfs_kinds[n]->exit)
-			pollfs_kinds[n]->exit();
+	struct pollfs_kind_entry *entry;
+
+	for_each_kind(entry) {
+		if (!entry->kind)
+			continue;
+		if (entry->kind->hook)
+			pollfs_hook_remove(entry->kind->hook);
+		if (entry->kind->exit)
+			entry->kind->exit();
+	}
+	rcu_barrier();
+	for_each_kind(entry) {
+		kmem_cache_destroy(entry->cache);
+		entry->cache = NULL;
+	}
+}
+
+static int pollfs_kind_add(const struct pollfs_kind *kind, unsigned int cmd,
+			   const char *cache_name)
+{
+	struct pollfs_kind_entry *entry;
+
+	if (_IOC_NR(cmd) >= ARRAY_SIZE(pollfs_kinds)) {
+		pr_err("kind %s: ioctl number beyond the table\n", cache_name);
+		return -EINVAL;
+	}
+	entry = &pollfs_kinds[_IOC_NR(cmd)];
+	if (entry->kind) {
+		pr_err("kinds %s and %s share an ioctl\n", entry->cache_name,
+		       cache_name);
+		return -EINVAL;
+	}
+	*entry = (struct pollfs_kind_entry) {
+		.kind = kind,
+		.cmd = cmd,
+		.cache_name = cache_name,
+	};
+	if (!pollfs_kind_complete(entry)) {
+		pr_err("kind %s is incomplete\n", cache_name);
+		return -EINVAL;
+	}
+	entry->cache = kmem_cache_create(cache_name, kind->size, kind->align,
+					 SLAB_ACCOUNT, NULL);
+	return entry->cache ? 0 : -ENOMEM;
 }
 
 static int pollfs_kinds_init(void)
 {
-	unsigned int n;
-	int err;
+	int err = 0;
 
-	for (n = 0; n < ARRAY_SIZE(pollfs_kinds); n++) {
-		if (!pollfs_kinds[n] || !pollfs_kinds[n]->init)
-			continue;
-		err = pollfs_kinds[n]->init();
-		if (err) {
-			pollfs_kinds_exit(n);
-			return err;
-		}
-	}
-	return 0;
+#define POLLFS_KIND(name, ioctl) \
+	(err = err ?: pollfs_kind_add(&pollfs_##name##_kind, ioctl, "pollfs_" #name))
+#include "kinds.h"
+#undef POLLFS_KIND
+	if (err)
+		pollfs_kinds_exit();
+	return err;
 }
 
 static int __init pollfs_init(void)
 {
 	int err;
 
-	err = pollfs_kinds_check();
-	if (err)
-		return err;
 	err = pollfs_ksyms_init();
 	if (err)
 		return err;
@@ -139,21 +180,15 @@ static int __init pollfs_init(void)
 fs_exit:
 	pollfs_fs_exit();
 kinds_exit:
-	pollfs_kinds_exit(ARRAY_SIZE(pollfs_kinds));
+	pollfs_kinds_exit();
 	return err;
 }
 
-/*
- * A kind may free its objects an RCU grace period after release (a probe
- * handler may still hold one): those callbacks run code of this module,
- * so every kind's are waited for here, whatever the kinds' own exits did.
- */
 static void __exit pollfs_exit(void)
 {
 	misc_deregister(&pollfs_dev);
 	pollfs_fs_exit();
-	rcu_barrier();
-	pollfs_kinds_exit(ARRAY_SIZE(pollfs_kinds));
+	pollfs_kinds_exit();
 }
 
 module_init(pollfs_init);

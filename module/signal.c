@@ -14,25 +14,23 @@
 #include <linux/pollfs.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
-#include <linux/slab.h>
 
 #include "core.h"
+#include "compat.h"
 #include "ksyms.h"
 
 #ifndef CONFIG_SIGNALFD
 #error "pollfs signal objects need CONFIG_SIGNALFD: signalfd_notify() wakes them"
 #endif
 
-struct pollfs_signal {
+struct pollfs_signal_ctx {
 	struct pollfs_object obj;
 	atomic64_t mask;	/* bit (signo - 1): signal signo is read */
 };
 
-static struct kmem_cache *pollfs_signal_cache;
-
-static struct pollfs_signal *to_signal(struct pollfs_object *obj)
+static struct pollfs_signal_ctx *to_signal(struct pollfs_object *obj)
 {
-	return container_of(obj, struct pollfs_signal, obj);
+	return container_of(obj, struct pollfs_signal_ctx, obj);
 }
 
 /* Only the task itself replaces its sighand (at exec): stable here. */
@@ -47,7 +45,7 @@ static u64 pollfs_signal_mask_clean(u64 mask)
 }
 
 /* The signals the object does not read, as dequeue_signal() takes them. */
-static void pollfs_signal_blocked(struct pollfs_signal *s, sigset_t *set)
+static void pollfs_signal_blocked(struct pollfs_signal_ctx *s, sigset_t *set)
 {
 	u64 mask = atomic64_read(&s->mask);
 
@@ -126,7 +124,7 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	}
 }
 
-static int pollfs_signal_read(struct pollfs_object *obj, void *rec)
+static int pollfs_signal_pop(struct pollfs_object *obj, void *rec)
 {
 	struct sighand_struct *sighand = pollfs_sighand();
 	kernel_siginfo_t info;
@@ -136,13 +134,7 @@ static int pollfs_signal_read(struct pollfs_object *obj, void *rec)
 
 	pollfs_signal_blocked(to_signal(obj), &blocked);
 	spin_lock_irq(&sighand->siglock);
-#if defined(POLLFS_DEQUEUE_SIGNAL_CURRENT)
-	signo = dequeue_signal(&blocked, &info, &type);
-#elif defined(POLLFS_DEQUEUE_SIGNAL_TASK)
-	signo = dequeue_signal(current, &blocked, &info, &type);
-#else
-#error "this kernel's dequeue_signal() has a shape pollfs does not know"
-#endif
+	signo = pollfs_dequeue_signal(&blocked, &info, &type);
 	spin_unlock_irq(&sighand->siglock);
 	if (!signo)
 		return -EAGAIN;
@@ -152,7 +144,7 @@ static int pollfs_signal_read(struct pollfs_object *obj, void *rec)
 
 static int pollfs_signal_apply(struct pollfs_object *obj, const void *rec)
 {
-	struct pollfs_signal *s = to_signal(obj);
+	struct pollfs_signal_ctx *s = to_signal(obj);
 
 	atomic64_set(&s->mask, pollfs_signal_mask_clean(*(const u64 *)rec));
 	/* Readers blocked in this process look again, with the new mask. */
@@ -194,61 +186,28 @@ static void pollfs_signal_show_fdinfo(struct seq_file *m,
 		   (u64)atomic64_read(&to_signal(obj)->mask));
 }
 
-static void pollfs_signal_release(struct pollfs_object *obj)
+static int pollfs_signal_setup(struct pollfs_object *obj, const void *arg)
 {
-	kmem_cache_free(pollfs_signal_cache, to_signal(obj));
+	const struct pollfs_signal_open *open = arg;
+
+	atomic64_set(&to_signal(obj)->mask,
+		     pollfs_signal_mask_clean(open->mask));
+	return 0;
 }
 
-static int pollfs_signal_create(const void __user *arg)
-{
-	struct pollfs_signal_open args;
-	struct pollfs_signal *s;
-	int err, fd;
-
-	if (copy_from_user(&args, arg, sizeof(args)))
-		return -EFAULT;
-	err = pollfs_check_flags(args.flags, args.reserved);
-	if (err)
-		return err;
-
-	s = kmem_cache_zalloc(pollfs_signal_cache, GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	atomic64_set(&s->mask, pollfs_signal_mask_clean(args.mask));
-
-	fd = pollfs_install(&s->obj, &pollfs_signal_kind, args.flags);
-	if (fd < 0)
-		kmem_cache_free(pollfs_signal_cache, s);
-	return fd;
-}
-
-static int pollfs_signal_init(void)
-{
-	BUILD_BUG_ON(sizeof(struct pollfs_siginfo) != 128);
-	BUILD_BUG_ON(sizeof(struct pollfs_siginfo) > POLLFS_RECORD_MAX);
-	BUILD_BUG_ON(_NSIG > 64);
-
-	pollfs_signal_cache = KMEM_CACHE(pollfs_signal, SLAB_ACCOUNT);
-	return pollfs_signal_cache ? 0 : -ENOMEM;
-}
-
-static void pollfs_signal_exit(void)
-{
-	kmem_cache_destroy(pollfs_signal_cache);
-}
+static_assert(sizeof(struct pollfs_siginfo) == 128);
+static_assert(_NSIG <= 64);
 
 const struct pollfs_kind pollfs_signal_kind = {
 	.name		= "[signal]",
-	.cmd		= POLLFS_IOC_SIGNAL,
-	.create		= pollfs_signal_create,
-	.init		= pollfs_signal_init,
-	.exit		= pollfs_signal_exit,
+	POLLFS_OBJECT(struct pollfs_signal_ctx),
+	POLLFS_OPEN(struct pollfs_signal_open),
+	.setup		= pollfs_signal_setup,
 	.read_size	= sizeof(struct pollfs_siginfo),
 	.write_size	= sizeof(u64),
-	.read		= pollfs_signal_read,
+	.read		= pollfs_signal_pop,
 	.write		= pollfs_signal_write,
 	.poll		= pollfs_signal_poll,
 	.waitq		= pollfs_signal_waitq,
 	.show_fdinfo	= pollfs_signal_show_fdinfo,
-	.release	= pollfs_signal_release,
 };

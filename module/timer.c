@@ -25,20 +25,20 @@
 #include <linux/mutex.h>
 #include <linux/pollfs.h>
 #include <linux/rculist.h>
-#include <linux/slab.h>
 #include <linux/time_namespace.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #include "core.h"
+#include "compat.h"
 #include "ksyms.h"
 
 #ifndef CONFIG_TIME_NS
 #error "pollfs timers need CONFIG_TIME_NS: absolute times are converted from the caller's time namespace"
 #endif
 
-struct pollfs_timer {
+struct pollfs_timer_ctx {
 	struct pollfs_object obj;
 	wait_queue_head_t wqh;	/* its lock guards everything below */
 	union {
@@ -55,10 +55,7 @@ struct pollfs_timer {
 	struct mutex write_lock;	/* one arming at a time */
 	struct list_head cancel_link;	/* on pollfs_timer_cancel_list */
 	bool cancel_listed;	/* on it now */
-	struct rcu_head rcu;
 };
-
-static struct kmem_cache *pollfs_timer_cache;
 
 /*
  * The CANCEL_ON_SET timers, to wake when the realtime clock is set: an
@@ -68,18 +65,18 @@ static struct kmem_cache *pollfs_timer_cache;
 static LIST_HEAD(pollfs_timer_cancel_list);
 static DEFINE_SPINLOCK(pollfs_timer_cancel_lock);
 
-static struct pollfs_timer *to_timer(struct pollfs_object *obj)
+static struct pollfs_timer_ctx *to_timer(struct pollfs_object *obj)
 {
-	return container_of(obj, struct pollfs_timer, obj);
+	return container_of(obj, struct pollfs_timer_ctx, obj);
 }
 
-static bool pollfs_timer_cancels(const struct pollfs_timer *t)
+static bool pollfs_timer_cancels(const struct pollfs_timer_ctx *t)
 {
 	return t->flags & POLLFS_TIMER_CANCEL_ON_SET;
 }
 
 /* Called with the lock held: was the realtime clock set since arming? */
-static bool pollfs_timer_cancelled(const struct pollfs_timer *t)
+static bool pollfs_timer_cancelled(const struct pollfs_timer_ctx *t)
 {
 	return pollfs_timer_cancels(t) &&
 	       (t->clock_set || t->moffs != ktime_mono_to_real(0));
@@ -88,7 +85,7 @@ static bool pollfs_timer_cancelled(const struct pollfs_timer *t)
 /* Wake the pollers of every timer that now cancels. */
 static void pollfs_timer_wake_cancelled(void)
 {
-	struct pollfs_timer *t;
+	struct pollfs_timer_ctx *t;
 	unsigned long flags;
 
 	rcu_read_lock();
@@ -131,26 +128,13 @@ static struct kprobe pollfs_timer_kprobe = {
 	.pre_handler	= pollfs_timer_clock_was_set,
 };
 
-static struct pollfs_once pollfs_timer_kprobed =
-	POLLFS_ONCE_INIT(pollfs_timer_kprobed);
-
-static int pollfs_timer_kprobe_install(void)
-{
-	int err = register_kprobe(&pollfs_timer_kprobe);
-
-	if (err)
-		pr_err("cannot probe timerfd_clock_was_set (%d)\n", err);
-	return err;
-}
-
 /* In when the first CANCEL_ON_SET timer is armed, until unload. */
-static int pollfs_timer_probe(void)
-{
-	return pollfs_once(&pollfs_timer_kprobed, pollfs_timer_kprobe_install);
-}
+static struct pollfs_hook pollfs_timer_clock_hook =
+	POLLFS_HOOK_INIT(pollfs_timer_clock_hook,
+			 .kprobe = &pollfs_timer_kprobe);
 
 /* On the list exactly while armed with CANCEL_ON_SET.  Write lock held. */
-static void pollfs_timer_set_cancel(struct pollfs_timer *t, bool on)
+static void pollfs_timer_set_cancel(struct pollfs_timer_ctx *t, bool on)
 {
 	if (on == t->cancel_listed)
 		return;
@@ -209,14 +193,14 @@ static void pollfs_ktime_to_timespec(ktime_t kt, struct __kernel_timespec *ts)
 }
 
 /* The lock held. */
-static void pollfs_timer_fire_locked(struct pollfs_timer *t)
+static void pollfs_timer_fire_locked(struct pollfs_timer_ctx *t)
 {
 	t->expired = true;
 	t->ticks++;
 	wake_up_locked_poll(&t->wqh, EPOLLIN);
 }
 
-static void pollfs_timer_fire(struct pollfs_timer *t)
+static void pollfs_timer_fire(struct pollfs_timer_ctx *t)
 {
 	unsigned long flags;
 
@@ -227,55 +211,37 @@ static void pollfs_timer_fire(struct pollfs_timer *t)
 
 static enum hrtimer_restart pollfs_hrtimer_fired(struct hrtimer *tmr)
 {
-	pollfs_timer_fire(container_of(tmr, struct pollfs_timer, t.tmr));
+	pollfs_timer_fire(container_of(tmr, struct pollfs_timer_ctx, t.tmr));
 	return HRTIMER_NORESTART;
-}
-
-static void pollfs_hrtimer_setup(struct hrtimer *tmr, clockid_t clockid,
-				 enum hrtimer_mode mode)
-{
-#ifdef POLLFS_HRTIMER_SETUP
-	hrtimer_setup(tmr, pollfs_hrtimer_fired, clockid, mode);
-#else
-	hrtimer_init(tmr, clockid, mode);
-	tmr->function = pollfs_hrtimer_fired;
-#endif
 }
 
 #ifdef POLLFS_ALARM_VOID_FN
 static void pollfs_alarm_fired(struct alarm *alarm, ktime_t now)
 {
-	pollfs_timer_fire(container_of(alarm, struct pollfs_timer, t.alarm));
+	pollfs_timer_fire(container_of(alarm, struct pollfs_timer_ctx, t.alarm));
 }
 #else
 static enum alarmtimer_restart pollfs_alarm_fired(struct alarm *alarm,
 						  ktime_t now)
 {
-	pollfs_timer_fire(container_of(alarm, struct pollfs_timer, t.alarm));
+	pollfs_timer_fire(container_of(alarm, struct pollfs_timer_ctx, t.alarm));
 	return ALARMTIMER_NORESTART;
 }
 #endif
 
 /*
- * Start an alarm, the lock held.  Since alarm_start_timer() one that has
- * expired already is not armed (its callback would take the lock we
- * hold): it fires here instead, as timerfd does.
+ * Start an alarm, the lock held.  One that has expired already may not
+ * be armed (its callback would take the lock we hold): it fires here
+ * instead, as timerfd does.
  */
-static void pollfs_alarm_start(struct pollfs_timer *t, ktime_t expires,
-			       bool relative)
+static void pollfs_timer_alarm_start(struct pollfs_timer_ctx *t,
+				     ktime_t expires, bool relative)
 {
-#ifdef POLLFS_ALARM_START_TIMER
-	if (!alarm_start_timer(&t->t.alarm, expires, relative))
+	if (!pollfs_alarm_start(&t->t.alarm, expires, relative))
 		pollfs_timer_fire_locked(t);
-#else
-	if (relative)
-		alarm_start_relative(&t->t.alarm, expires);
-	else
-		alarm_start(&t->t.alarm, expires);
-#endif
 }
 
-static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer *t)
+static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer_ctx *t)
 {
 	return pollfs_clock_is_alarm(t->clockid) ? &t->t.alarm.timer :
 						   &t->t.tmr;
@@ -288,9 +254,9 @@ static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer *t)
  * finds nothing to count and leaves the expiry where it was, which would
  * fire it twice: the next expiry is then one period after the one that
  * fired.  An alarm found expired again at its start fires at once (see
- * pollfs_alarm_start()), counted in @t->ticks for the next read.
+ * pollfs_timer_alarm_start()), counted in @t->ticks for the next read.
  */
-static u64 pollfs_timer_rearm(struct pollfs_timer *t)
+static u64 pollfs_timer_rearm(struct pollfs_timer_ctx *t)
 {
 	struct alarm *alarm = &t->t.alarm;
 	struct hrtimer *tmr = &t->t.tmr;
@@ -304,7 +270,7 @@ static u64 pollfs_timer_rearm(struct pollfs_timer *t)
 		if (!periods)
 			alarm->node.expires = ktime_add_safe(alarm->node.expires,
 							     t->interval);
-		pollfs_alarm_start(t, alarm->node.expires, false);
+		pollfs_timer_alarm_start(t, alarm->node.expires, false);
 	} else {
 		periods = hrtimer_forward_now(tmr, t->interval);
 		if (!periods)
@@ -315,7 +281,7 @@ static u64 pollfs_timer_rearm(struct pollfs_timer *t)
 }
 
 /* Called with the lock held, after pollfs_timer_rearm(). */
-static ktime_t pollfs_timer_remaining(struct pollfs_timer *t)
+static ktime_t pollfs_timer_remaining(struct pollfs_timer_ctx *t)
 {
 	ktime_t remaining;
 
@@ -335,8 +301,8 @@ static ktime_t pollfs_timer_to_host(clockid_t clockid, ktime_t tim)
 }
 
 /* Called with the lock held and the timer inactive. */
-static void pollfs_timer_setup(struct pollfs_timer *t,
-			       const struct pollfs_timer_spec *spec)
+static void pollfs_timer_program(struct pollfs_timer_ctx *t,
+				 const struct pollfs_timer_spec *spec)
 {
 	bool abs = spec->flags & POLLFS_TIMER_ABSTIME;
 	enum hrtimer_mode mode = abs ? HRTIMER_MODE_ABS : HRTIMER_MODE_REL;
@@ -354,14 +320,15 @@ static void pollfs_timer_setup(struct pollfs_timer *t,
 		alarm_init(&t->t.alarm, t->clockid == CLOCK_REALTIME_ALARM ?
 			   ALARM_REALTIME : ALARM_BOOTTIME, pollfs_alarm_fired);
 	else
-		pollfs_hrtimer_setup(&t->t.tmr, t->clockid, mode);
+		pollfs_hrtimer_setup(&t->t.tmr, pollfs_hrtimer_fired, t->clockid,
+				     mode);
 	if (!expires)
 		return;
 
 	if (abs)
 		expires = pollfs_timer_to_host(t->clockid, expires);
 	if (pollfs_clock_is_alarm(t->clockid))
-		pollfs_alarm_start(t, expires, !abs);
+		pollfs_timer_alarm_start(t, expires, !abs);
 	else
 		hrtimer_start(&t->t.tmr, expires, mode);
 }
@@ -369,7 +336,7 @@ static void pollfs_timer_setup(struct pollfs_timer *t,
 static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 {
 	const struct pollfs_timer_spec *spec = rec;
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 	bool cancels = spec->flags & POLLFS_TIMER_CANCEL_ON_SET;
 	int cancelled, err;
 
@@ -386,7 +353,7 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 	if (pollfs_clock_is_alarm(spec->clockid) && !capable(CAP_WAKE_ALARM))
 		return -EPERM;
 	if (cancels) {
-		err = pollfs_timer_probe();
+		err = pollfs_hook_install(&pollfs_timer_clock_hook);
 		if (err)
 			return err;
 	}
@@ -406,13 +373,9 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 		if (cancelled >= 0)
 			break;
 		spin_unlock_irq(&t->wqh.lock);
-#ifdef POLLFS_HRTIMER_CANCEL_WAIT
-		pollfs_call(hrtimer_cancel_wait_running)(pollfs_timer_hrtimer(t));
-#else
-		hrtimer_cancel_wait_running(pollfs_timer_hrtimer(t));
-#endif
+		pollfs_hrtimer_cancel_wait(pollfs_timer_hrtimer(t));
 	}
-	pollfs_timer_setup(t, spec);
+	pollfs_timer_program(t, spec);
 	spin_unlock_irq(&t->wqh.lock);
 	return 0;
 }
@@ -420,7 +383,7 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 static ssize_t pollfs_timer_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
 {
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 	ssize_t ret;
 
 	/* The cancel list and the armed flags change together. */
@@ -432,10 +395,10 @@ static ssize_t pollfs_timer_write(struct pollfs_object *obj,
 	return ret;
 }
 
-static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
+static int pollfs_timer_pop(struct pollfs_object *obj, void *rec)
 {
 	struct pollfs_timer_event *ev = rec;
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 	ktime_t remaining, interval;
 
 	spin_lock_irq(&t->wqh.lock);
@@ -464,7 +427,7 @@ static int pollfs_timer_read(struct pollfs_object *obj, void *rec)
 
 static __poll_t pollfs_timer_poll(struct pollfs_object *obj)
 {
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 	__poll_t events;
 
 	spin_lock_irq(&t->wqh.lock);
@@ -477,7 +440,7 @@ static __poll_t pollfs_timer_poll(struct pollfs_object *obj)
 static long pollfs_timer_ioctl(struct pollfs_object *obj, unsigned int cmd,
 			       void __user *arg)
 {
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 	struct pollfs_timer_event ev;
 	ktime_t remaining, interval;
 
@@ -506,7 +469,7 @@ static wait_queue_head_t *pollfs_timer_waitq(struct pollfs_object *obj)
 static void pollfs_timer_show_fdinfo(struct seq_file *m,
 				     struct pollfs_object *obj)
 {
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 	struct timespec64 value, interval;
 	clockid_t clockid;
 	u64 ticks;
@@ -528,15 +491,14 @@ static void pollfs_timer_show_fdinfo(struct seq_file *m,
 		   (long long)interval.tv_sec, interval.tv_nsec);
 }
 
-static void pollfs_timer_free_rcu(struct rcu_head *rcu)
-{
-	kmem_cache_free(pollfs_timer_cache,
-			container_of(rcu, struct pollfs_timer, rcu));
-}
-
+/*
+ * A clock-set walk may still be looking at it, if it ever was on the
+ * CANCEL_ON_SET list: the core frees it a grace period later (free_rcu),
+ * which, as timerfd frees its context, is off the closing task's path.
+ */
 static void pollfs_timer_release(struct pollfs_object *obj)
 {
-	struct pollfs_timer *t = to_timer(obj);
+	struct pollfs_timer_ctx *t = to_timer(obj);
 
 	pollfs_timer_set_cancel(t, false);
 	if (pollfs_clock_is_alarm(t->clockid))
@@ -544,66 +506,35 @@ static void pollfs_timer_release(struct pollfs_object *obj)
 	else
 		hrtimer_cancel(&t->t.tmr);
 	mutex_destroy(&t->write_lock);
-	/*
-	 * A clock-set walk may still be looking at it, if it ever was on the
-	 * CANCEL_ON_SET list; and, as timerfd frees its context, the free is
-	 * then off the closing task's path.
-	 */
-	call_rcu(&t->rcu, pollfs_timer_free_rcu);
 }
 
-static int pollfs_timer_create(const void __user *arg)
+static int pollfs_timer_setup(struct pollfs_object *obj,
+				     const void *arg)
 {
-	struct pollfs_timer *t;
-	u32 flags;
-	int err, fd;
+	struct pollfs_timer_ctx *t = to_timer(obj);
 
-	err = pollfs_get_open_flags(arg, &flags);
-	if (err)
-		return err;
-
-	t = kmem_cache_zalloc(pollfs_timer_cache, GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
 	init_waitqueue_head(&t->wqh);
 	mutex_init(&t->write_lock);
 	t->clockid = CLOCK_MONOTONIC;
-	pollfs_hrtimer_setup(&t->t.tmr, t->clockid, HRTIMER_MODE_ABS);
-
-	fd = pollfs_install(&t->obj, &pollfs_timer_kind, flags);
-	if (fd < 0) {
-		mutex_destroy(&t->write_lock);
-		kmem_cache_free(pollfs_timer_cache, t);
-	}
-	return fd;
-}
-
-static int pollfs_timer_init(void)
-{
-	BUILD_BUG_ON(sizeof(struct pollfs_timer_spec) != 40);
-	BUILD_BUG_ON(sizeof(struct pollfs_timer_event) != 40);
-	BUILD_BUG_ON(sizeof(struct pollfs_timer_event) > POLLFS_RECORD_MAX);
-
-	pollfs_timer_cache = KMEM_CACHE(pollfs_timer, SLAB_ACCOUNT);
-	if (!pollfs_timer_cache)
-		return -ENOMEM;
+	pollfs_hrtimer_setup(&t->t.tmr, pollfs_hrtimer_fired, t->clockid,
+			     HRTIMER_MODE_ABS);
 	return 0;
 }
 
 static void pollfs_timer_exit(void)
 {
-	if (pollfs_timer_kprobed.done) {
-		unregister_kprobe(&pollfs_timer_kprobe);
-		flush_work(&pollfs_timer_clock_work);
-	}
-	kmem_cache_destroy(pollfs_timer_cache);
+	pollfs_hook_remove(&pollfs_timer_clock_hook);
+	flush_work(&pollfs_timer_clock_work);
 }
+
+static_assert(sizeof(struct pollfs_timer_spec) == 40);
+static_assert(sizeof(struct pollfs_timer_event) == 40);
 
 const struct pollfs_kind pollfs_timer_kind = {
 	.name		= "[timer]",
-	.cmd		= POLLFS_IOC_TIMER,
-	.create		= pollfs_timer_create,
-	.init		= pollfs_timer_init,
+	POLLFS_OBJECT(struct pollfs_timer_ctx),
+	POLLFS_OPEN(struct pollfs_open),
+	.setup		= pollfs_timer_setup,
 	.exit		= pollfs_timer_exit,
 	.read_size	= sizeof(struct pollfs_timer_event),
 	/*
@@ -612,11 +543,12 @@ const struct pollfs_kind pollfs_timer_kind = {
 	 */
 	.read_max	= 1,
 	.write_size	= sizeof(struct pollfs_timer_spec),
-	.read		= pollfs_timer_read,
+	.read		= pollfs_timer_pop,
 	.write		= pollfs_timer_write,
 	.poll		= pollfs_timer_poll,
 	.waitq		= pollfs_timer_waitq,
 	.ioctl		= pollfs_timer_ioctl,
 	.show_fdinfo	= pollfs_timer_show_fdinfo,
 	.release	= pollfs_timer_release,
+	.free_rcu	= true,
 };
