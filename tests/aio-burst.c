@@ -9,6 +9,8 @@
  */
 #include "lib/aio.h"
 
+PT_BUDGET(120);
+
 enum { N = 256, LEN = 512 };
 
 static struct iocb cbs[N], *ptrs[N];
@@ -90,7 +92,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd, file, pfd[2];
 
-	pt_watchdog(120);
 	ctx = ax_setup(N);
 	fd = ax_fd(ctx, 0);
 	file = ax_tmpfile("/tmp", 0);

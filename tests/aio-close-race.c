@@ -10,6 +10,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(150);
+
 static aio_context_t ctx;
 static int file;
 static volatile int stop;
@@ -105,7 +107,6 @@ int main(void)
 	int64_t t0;
 	int keep;
 
-	pt_watchdog(150);
 	file = ax_tmpfile("/tmp", 0);
 
 	/* churn and stream for a while */

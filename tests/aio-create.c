@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(60);
+
 static aio_context_t live[4];
 static int nlive;
 
@@ -106,7 +108,6 @@ int main(void)
 	unsigned int *fake;
 	int dev, fd, probe, fl;
 
-	pt_watchdog(60);
 	ctx = ax_setup(1);
 	big = ax_setup(1024);	/* a ring of several pages */
 	live[nlive++] = ctx;

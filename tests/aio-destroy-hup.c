@@ -13,6 +13,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 struct completer {
 	aio_context_t ctx;
 	int zero;
@@ -47,7 +49,6 @@ int main(void)
 	pthread_t thr;
 	int ep, fd;
 
-	pt_watchdog(60);
 	c.zero = CHECK_SYS(open("/dev/zero", O_RDONLY | O_CLOEXEC));
 	srandom(getpid());
 	while (pt_mono() < until) {

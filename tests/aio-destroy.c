@@ -12,6 +12,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(90);
+
 static int fd_block;
 static ssize_t read_ret;
 static int read_err;
@@ -67,7 +69,6 @@ int main(void)
 	aio_context_t ctx, ctx2;
 	int fd_nb, file, pfd[2], et, fd2;
 
-	pt_watchdog(90);
 	file = ax_tmpfile("/tmp", 0);
 	for (int i = 0; i < 4; i++) {
 		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);

@@ -13,6 +13,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(120);
+
 #define ROUNDS 200
 
 /* The irq_work interrupts of every CPU so far, or -1 if none are counted. */
@@ -64,7 +66,6 @@ int main(void)
 	int fd, ep, file, pipefd[2];
 	char c;
 
-	pt_watchdog(120);
 	if (irq_work_interrupts() < 0)
 		pt_skip("/proc/interrupts counts no irq_work interrupts here");
 	ctx = ax_setup(8);

@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+PT_BUDGET(120);
+
 enum { BLK = 4096, NBLK = 64 };
 
 static char dir[128], img[160];
@@ -260,7 +262,6 @@ int main(void)
 	pthread_t th;
 	int64_t t0;
 
-	pt_watchdog(120);
 	pt_on_fail(fail_hook);
 	find_dir();
 

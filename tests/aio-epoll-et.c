@@ -10,6 +10,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 static int wait_one(int ep, int timeout_ms)
 {
 	struct epoll_event e[2];
@@ -33,7 +35,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd, file, ep, pfd[2];
 
-	pt_watchdog(60);
 	ctx = ax_setup(64);
 	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	file = ax_tmpfile("/tmp", 0);

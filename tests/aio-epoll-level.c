@@ -8,6 +8,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 static int wait_one(int ep, int timeout_ms)
 {
 	struct epoll_event e[2];
@@ -30,7 +32,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd, file, ep, ep1;
 
-	pt_watchdog(60);
 	ctx = ax_setup(16);
 	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	file = ax_tmpfile("/tmp", 0);

@@ -7,6 +7,8 @@
  */
 #include "lib/aio.h"
 
+PT_BUDGET(60);
+
 static int after_exec(int fd, aio_context_t old)
 {
 	aio_context_t ctx;
@@ -47,7 +49,6 @@ int main(int argc, char **argv)
 	aio_context_t ctx;
 	int fd, file, pfd[2];
 
-	pt_watchdog(60);
 	if (argc == 4 && !strcmp(argv[1], "after-exec"))
 		return after_exec(atoi(argv[2]),
 				  (aio_context_t)strtoull(argv[3], NULL, 0));

@@ -10,6 +10,8 @@
 
 #include <sys/wait.h>
 
+PT_BUDGET(120);
+
 static int sleeper_fd;
 
 static void *sleep_read(void *unused)
@@ -84,7 +86,6 @@ int main(void)
 	int64_t t0;
 	int r;
 
-	pt_watchdog(120);
 	for (int i = 0; i < 3; i++) {
 		t0 = pt_mono();
 		CHECK_EQ(pt_run_child(exit_normally, NULL, 20000), PT_PASS);

@@ -11,6 +11,8 @@
 
 #include <sys/wait.h>
 
+PT_BUDGET(60);
+
 static aio_context_t ctx;
 static int fd, to_child[2], to_parent[2];
 
@@ -64,7 +66,6 @@ int main(void)
 	int file, status;
 	pid_t pid;
 
-	pt_watchdog(60);
 	ctx = ax_setup(8);
 	fd = ax_fd(ctx, 0);
 	file = ax_tmpfile("/tmp", 0);

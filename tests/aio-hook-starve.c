@@ -58,6 +58,8 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 /* Return hooks per possible CPU in the module's pool. */
 #define POOL_PER_CPU		64
 /* Submitters at the start, over all CPUs, unless the pool needs more. */
@@ -454,7 +456,6 @@ int main(void)
 	int ran, rounds;
 
 	/* Threads made, 20 s at most; the attack, 10 s; the rest, 5 s. */
-	pt_watchdog(50);
 	if (geteuid() != 0)
 		pt_diag("not root: the victim is uid %d, as the attacker",
 			(int)geteuid());

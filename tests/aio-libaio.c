@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 /* libaio's io_context_t is a pointer whose value is the aio_context_t;
  * its struct iocb and struct io_event have the kernel's layout. */
 typedef void *io_context_t;
@@ -63,7 +65,6 @@ int main(void)
 	int fd, ep, file, r;
 	void *h;
 
-	pt_watchdog(60);
 	h = dlopen("libaio.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		pt_skip("libaio.so.1 not available: %s", dlerror());

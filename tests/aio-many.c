@@ -12,6 +12,8 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 
+PT_BUDGET(60);
+
 enum { M = 100 };
 
 static int fds[M];
@@ -47,7 +49,6 @@ int main(void)
 	aio_context_t ctx, other[4];
 	int ep, file, ofd[4], n;
 
-	pt_watchdog(60);
 	ctx = ax_setup(8);
 	file = ax_tmpfile("/tmp", 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));

@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(60);
+
 int main(void)
 {
 	static char data[64];
@@ -20,7 +22,6 @@ int main(void)
 	int fd, fd2, file;
 	void *to, *p;
 
-	pt_watchdog(60);
 	ctx = ax_setup(8);
 	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	file = ax_tmpfile("/tmp", 0);

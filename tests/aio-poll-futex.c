@@ -13,6 +13,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(120);
+
 #define ROUNDS 50
 
 static uint32_t word = 7;
@@ -25,7 +27,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd, ep, futex;
 
-	pt_watchdog(120);
 	ctx = ax_setup(8);
 	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));

@@ -13,6 +13,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 static char data[64];
 static int file;
 
@@ -104,7 +106,6 @@ int main(void)
 	int fd, fd2, ep;
 	int64_t t0;
 
-	pt_watchdog(60);
 	file = ax_tmpfile("/tmp", 0);
 	ctx = ax_setup(32);
 	fd = ax_fd(ctx, POLLFS_NONBLOCK);

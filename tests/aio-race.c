@@ -10,6 +10,8 @@
  */
 #include "lib/aio.h"
 
+PT_BUDGET(200);
+
 enum { N = 20000, BATCH = 32, LEN = 64 };
 
 static aio_context_t ctx;
@@ -156,7 +158,6 @@ int main(void)
 	long nb_reads = 0, nb_empty = 0;
 	int64_t t0;
 
-	pt_watchdog(200);
 	memset(wbuf, 'r', sizeof(wbuf));
 	ctx = ax_setup(128);
 	file = ax_tmpfile("/tmp", 0);

@@ -6,6 +6,8 @@
  */
 #include "lib/aio.h"
 
+PT_BUDGET(60);
+
 static volatile sig_atomic_t caught;
 
 static void on_usr1(int sig)
@@ -52,7 +54,6 @@ int main(void)
 	pthread_t th;
 	int file;
 
-	pt_watchdog(60);
 	ctx = ax_setup(8);
 	file = ax_tmpfile("/tmp", 0);
 	memset(&rd, 0, sizeof(rd));

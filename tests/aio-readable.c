@@ -11,6 +11,8 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 
+PT_BUDGET(60);
+
 static int epoll_count(int ep, int timeout_ms)
 {
 	struct epoll_event e[4];
@@ -45,7 +47,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd, file, ep;
 
-	pt_watchdog(60);
 	ctx = ax_setup(16);
 	fd = ax_fd(ctx, 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));

@@ -16,6 +16,8 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+PT_BUDGET(60);
+
 #define ENABLED "/sys/kernel/tracing/enabled_functions"
 
 int main(void)
@@ -27,7 +29,6 @@ int main(void)
 	int fd, file;
 	FILE *f;
 
-	pt_watchdog(60);
 	pt_require_root();
 	ctx = ax_setup(4);
 	fd = ax_fd(ctx, 0);

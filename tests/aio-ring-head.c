@@ -9,6 +9,8 @@
  */
 #include "lib/aio.h"
 
+PT_BUDGET(60);
+
 int main(void)
 {
 	static char data[64];
@@ -19,7 +21,6 @@ int main(void)
 	unsigned int nr, tail;
 	int fd, file;
 
-	pt_watchdog(60);
 	ctx = ax_setup(16);
 	ring = ax_ring(ctx);
 	nr = ring->nr;

@@ -9,6 +9,8 @@
 
 #include <sys/uio.h>
 
+PT_BUDGET(60);
+
 enum { BLK = 4096 };
 
 static char wbuf[4][BLK], rbuf[4][BLK];
@@ -53,7 +55,6 @@ int main(void)
 	int fd, file;
 	char check[BLK];
 
-	pt_watchdog(60);
 	ctx = ax_setup(32);
 	fd = ax_fd(ctx, POLLFS_NONBLOCK);
 	file = ax_tmpfile("/tmp", 0);

@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+PT_BUDGET(90);
+
 static int sock[2];
 
 static void send_fd(int s, int fd, aio_context_t ctx)
@@ -118,7 +120,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd;
 
-	pt_watchdog(90);
 	for (int how = 0; how < CASES; how++) {
 		int64_t t0;
 		pid_t pid;

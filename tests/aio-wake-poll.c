@@ -11,6 +11,8 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 
+PT_BUDGET(120);
+
 enum { W_POLL, W_SELECT, W_EPOLL, W_EPOLL_ET, W_KINDS };
 static const char *const wname[] = { "poll", "select", "epoll", "epoll ET" };
 
@@ -50,7 +52,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd, ep, epet;
 
-	pt_watchdog(120);
 	ctx = ax_setup(16);
 	fd = ax_fd(ctx, 0);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));

@@ -8,6 +8,8 @@
  */
 #include "lib/aio.h"
 
+PT_BUDGET(60);
+
 struct reader {
 	int fd;
 	struct ax_trigger *t;
@@ -38,7 +40,6 @@ int main(void)
 	aio_context_t ctx;
 	int fd;
 
-	pt_watchdog(60);
 	ctx = ax_setup(16);
 	fd = ax_fd(ctx, 0);
 

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 static bool fd_is_timer(int fd)
 {
 	char path[64], link[64];
@@ -35,8 +37,6 @@ int main(int argc, char **argv)
 	int with, without, nb, status;
 	char a[16], b[16];
 	pid_t pid;
-
-	pt_watchdog(50);
 
 	if (argc == 4 && strcmp(argv[1], "--after-exec") == 0)
 		return after_exec(atoi(argv[2]), atoi(argv[3]));

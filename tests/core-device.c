@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+PT_BUDGET(50);
+
 /* True if some line of path, split in whitespace-separated words, has
  * word number `field` (0-based) equal to want; *other gets word 0. */
 static bool file_has(const char *path, int field, const char *want,
@@ -44,8 +46,6 @@ int main(void)
 	char minor_str[32];
 	struct stat st;
 	int fd;
-
-	pt_watchdog(50);
 
 	if (stat("/dev/pollfs", &st))
 		FAIL("stat(/dev/pollfs): errno %d (%s)", errno, strerror(errno));

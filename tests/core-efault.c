@@ -7,14 +7,14 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 int main(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *volatile null = NULL;	/* hidden from the compiler's checks */
 	char *map, *hole;
 	int dev, t, probe;
-
-	pt_watchdog(50);
 
 	/* Two pages: the first readable, the second a hole. */
 	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,

@@ -5,6 +5,8 @@
  */
 #include "lib/lib.h"
 
+PT_BUDGET(50);
+
 static int create(int dev, unsigned int flags, unsigned int reserved)
 {
 	struct pollfs_open op = { .flags = flags, .reserved = reserved };
@@ -25,8 +27,6 @@ int main(void)
 		O_NONBLOCK, O_CLOEXEC, O_NONBLOCK | O_CLOEXEC,
 	};
 	int dev, probe, fd;
-
-	pt_watchdog(50);
 
 	CHECK_EQ(POLLFS_NONBLOCK, O_NONBLOCK);
 	CHECK_EQ(POLLFS_CLOEXEC, O_CLOEXEC);

@@ -4,6 +4,8 @@
 
 #include <termios.h>
 
+PT_BUDGET(50);
+
 int main(void)
 {
 	/* Each argument points at valid zeroed memory, so that EFAULT or
@@ -25,8 +27,6 @@ int main(void)
 		_IOW('T', 0xB8, int),
 	};
 	int dev, t, probe;
-
-	pt_watchdog(50);
 
 	dev = pt_dev();
 	probe = CHECK_SYS(dup(dev));

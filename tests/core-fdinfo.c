@@ -23,6 +23,8 @@
 
 #include <stdio.h>
 
+PT_BUDGET(50);
+
 /* The object's lines of fd's fdinfo: everything after the "ino:" line. */
 static void object_lines(int fd, char *out, size_t size)
 {
@@ -360,7 +362,6 @@ static void test_aio(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	test_signal();
 	test_timer();
 	test_futex();

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+PT_BUDGET(50);
+
 static void check_link(int fd, const char *want)
 {
 	char path[64], link[256];
@@ -19,8 +21,6 @@ static void check_link(int fd, const char *want)
 int main(void)
 {
 	int dev, t1, t2;
-
-	pt_watchdog(50);
 
 	dev = pt_dev();
 	check_link(dev, "/dev/pollfs");

@@ -19,6 +19,8 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
+PT_BUDGET(60);
+
 static void check_root_owned(const char *what, int fd)
 {
 	char path[64];
@@ -75,7 +77,6 @@ static int check_all_kinds(void *nobody)
 
 int main(void)
 {
-	pt_watchdog(60);
 	CHECK_EQ(pt_run_child(check_all_kinds, (void *)1, 30000), PT_PASS);
 	if (geteuid() == 0)
 		CHECK_EQ(pt_run_child(check_all_kinds, NULL, 30000), PT_PASS);

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 
+PT_BUDGET(30);
+
 static const char *type_name(mode_t type)
 {
 	switch (type) {
@@ -68,8 +70,6 @@ int main(void)
 	aio_context_t ctx;
 	sigset_t mask;
 	int fd[4], efd, tfd, sfd;
-
-	pt_watchdog(30);
 
 	efd = CHECK_SYS(eventfd(0, EFD_CLOEXEC));
 	tfd = CHECK_SYS(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));

@@ -7,6 +7,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static struct pollfs_timer_event ev;
 
 /* A blocking read of a timer armed for `wait`: it must not return early. */
@@ -24,8 +26,6 @@ int main(void)
 {
 	char buf[40];
 	int t, fl;
-
-	pt_watchdog(50);
 
 	t = tmr_new(POLLFS_NONBLOCK);
 	CHECK(CHECK_SYS(fcntl(t, F_GETFL)) & O_NONBLOCK);

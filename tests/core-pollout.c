@@ -13,6 +13,8 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 
+PT_BUDGET(60);
+
 static short revents(int fd, short events)
 {
 	struct pollfd p = { .fd = fd, .events = events };
@@ -69,8 +71,6 @@ int main(void)
 	static uint32_t word;
 	aio_context_t ctx;
 	int fd;
-
-	pt_watchdog(60);
 
 	fd = ps_signal(ps_bit(SIGUSR1), 0);
 	check("signal", fd, true);

@@ -37,6 +37,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define RECORDS		POLLFS_FUTEX_WAITV_MAX
 #define IOVECS		1024
 #define CHUNK		(1 << 20)
@@ -331,7 +333,6 @@ static void caught_signals(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);

@@ -7,6 +7,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static const size_t sizes[] = { 0, 1, 8, 16, 39 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -15,8 +17,6 @@ int main(void)
 	struct pollfs_timer_event ev;
 	char buf[64];
 	int t;
-
-	pt_watchdog(50);
 
 	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < NSIZES; i++)

@@ -5,6 +5,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static int child(void *unused)
 {
 	struct pollfs_timer_event ev;
@@ -34,8 +36,6 @@ static int child(void *unused)
 int main(void)
 {
 	int r;
-
-	pt_watchdog(50);
 
 	if (geteuid() != 0)
 		pt_diag("not root: running as uid %d as it is", (int)getuid());

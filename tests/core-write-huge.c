@@ -21,6 +21,8 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
+PT_BUDGET(120);
+
 #define HUGE_LEN	(1UL << 31)
 #define THRESH		"/proc/sys/kernel/watchdog_thresh"
 
@@ -183,7 +185,6 @@ int main(void)
 {
 	enum kind k;
 
-	pt_watchdog(120);
 	huge = mmap(NULL, HUGE_LEN, PROT_READ,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	CHECK(huge != MAP_FAILED);

@@ -6,6 +6,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static const size_t sizes[] = { 0, 1, 8, 24, 39 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -16,7 +18,6 @@ int main(void)
 	int64_t t0;
 	int t;
 
-	pt_watchdog(50);
 	arm = tmr_spec(CLOCK_MONOTONIC, 0, MS(1), 0);
 	disarm = tmr_spec(CLOCK_MONOTONIC, 0, 0, 0);
 

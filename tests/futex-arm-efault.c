@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(30);
+
 static uint32_t word;
 
 static void efault(int fd, uint64_t addr)
@@ -37,7 +39,6 @@ int main(void)
 	uint32_t *fw;
 	int fd, file;
 
-	pt_watchdog(30);
 	fd = fx_new(POLLFS_NONBLOCK);
 
 	gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,

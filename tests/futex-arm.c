@@ -8,6 +8,8 @@
  */
 #include "lib/futex.h"
 
+PT_BUDGET(30);
+
 static uint32_t word = 7;
 static uint32_t words[2] = { 0xffffffffu, 0x80000000u };
 
@@ -39,7 +41,6 @@ int main(void)
 	char *base = (char *)&word;
 	int fd, bfd;
 
-	pt_watchdog(30);
 	fd = fx_new(POLLFS_NONBLOCK);
 	bfd = fx_new(0);
 

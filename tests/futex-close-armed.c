@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 9;
 static uint32_t many[128];
 static atomic_int tid;
@@ -38,7 +40,6 @@ int main(void)
 	pthread_t th;
 	int fd, fd2;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

@@ -11,6 +11,8 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 
+PT_BUDGET(30);
+
 static void check_new(int fd, bool nonblock, bool cloexec)
 {
 	struct pollfs_futex_event buf[2];
@@ -78,7 +80,6 @@ int main(void)
 	static const unsigned int bad_reserved[] = { 1, 0x80000000u, ~0u };
 	int dev, fd, probe;
 
-	pt_watchdog(30);
 	CHECK_EQ(POLLFS_NONBLOCK, O_NONBLOCK);
 	CHECK_EQ(POLLFS_CLOEXEC, O_CLOEXEC);
 

@@ -16,6 +16,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t w[4] = { 1, 2, 3, 4 };
 static uint32_t *shm;
 
@@ -88,7 +90,6 @@ int main(void)
 	char more[FX_REC + 9];
 	int fd, bfd;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

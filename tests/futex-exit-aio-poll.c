@@ -12,6 +12,8 @@
 #include "lib/aio.h"
 #include "lib/futex.h"
 
+PT_BUDGET(60);
+
 static uint32_t word = 5;
 
 static long module_refcnt(void)
@@ -45,7 +47,6 @@ int main(void)
 	static const char *const how[] = { "one-shot", "watched" };
 	int64_t limit = (int64_t)pt_time_scale() * 5 * NSEC_PER_SEC;
 
-	pt_watchdog(60);
 	if (access("/sys/module/pollfs/refcnt", R_OK))
 		pt_skip("/sys/module/pollfs/refcnt: %s", strerror(errno));
 	for (int i = 0; i < 2; i++) {

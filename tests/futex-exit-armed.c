@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 static uint32_t *shm;
 static uint32_t word = 3;
 static int pfd[2];
@@ -96,7 +98,6 @@ int main(void)
 	pid_t pid;
 	int fd, status;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

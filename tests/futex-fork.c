@@ -11,6 +11,8 @@
 
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 21;
 static int fd, pfd[2], cfd[2];
 
@@ -41,7 +43,6 @@ int main(void)
 {
 	pid_t pid;
 
-	pt_watchdog(50);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));	/* child -> parent */
 	CHECK_SYS(pipe2(cfd, O_CLOEXEC));	/* parent -> child */
 	fd = fx_new(0);

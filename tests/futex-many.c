@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+PT_BUDGET(50);
+
 #define N	5000
 #define ONE	1000
 
@@ -29,7 +31,6 @@ int main(void)
 	uint32_t *priv, *shm, *extra, *w;
 	int ready, n;
 
-	pt_watchdog(50);
 	CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));
 	if (rl.rlim_cur < N + 64) {
 		rl.rlim_cur = N + 64;

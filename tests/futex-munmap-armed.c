@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define PG 4096
 
 static void *map_at(void *hint, int flags, int fd)
@@ -35,8 +37,6 @@ int main(void)
 	long r;
 	int fd = fx_new(POLLFS_NONBLOCK), file, status;
 	pid_t pid;
-
-	pt_watchdog(50);
 
 	/* private: munmap, wake, close */
 	p = map_at(NULL, MAP_PRIVATE | MAP_ANONYMOUS, -1);

@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 31;
 static uint32_t *anon;
 static int fd;
@@ -38,7 +40,6 @@ int main(void)
 	pthread_t th;
 	void *ret;
 
-	pt_watchdog(50);
 	anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(anon != MAP_FAILED);

@@ -10,6 +10,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static void run(uint32_t *w, const char *what)
 {
 	int fp = fx_new(POLLFS_NONBLOCK), fs = fx_new(POLLFS_NONBLOCK);
@@ -64,7 +66,6 @@ int main(void)
 	uint32_t *priv, *shm, *fmap;
 	int file;
 
-	pt_watchdog(50);
 	priv = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,

@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 77;
 static int fd;
 static atomic_int tid, handled;
@@ -66,7 +68,6 @@ int main(void)
 	struct result res;
 	pthread_t th;
 
-	pt_watchdog(50);
 	fd = fx_new(0);
 
 	/* woken by another thread's FUTEX_WAKE, private then shared */

@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(50);
+
 #define READERS	4
 #define ROUNDS	40
 
@@ -74,7 +76,6 @@ int main(void)
 	struct sigaction sa;
 	int woken = 0;
 
-	pt_watchdog(50);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -12,6 +12,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t a = 1, b = 2;
 static void *gone;
 
@@ -70,7 +72,6 @@ int main(void)
 {
 	int fd = fx_new(POLLFS_NONBLOCK);
 
-	pt_watchdog(50);
 	gone = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(gone != MAP_FAILED);
 	CHECK_SYS(munmap(gone, 4096));

@@ -7,6 +7,8 @@
  */
 #include "lib/futex.h"
 
+PT_BUDGET(30);
+
 static uint32_t a = 1, b = 2;
 static struct pollfs_futex_event big[1000];
 
@@ -24,7 +26,6 @@ int main(void)
 	static const size_t ns[] = { 129, 130, 256, 1000 };
 	int fd = fx_new(POLLFS_NONBLOCK);
 
-	pt_watchdog(30);
 	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
 		big[i] = fx_ev(&b, 2, FX_PRIVATE);
 

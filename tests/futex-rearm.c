@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t a = 1, b = 2;
 static uint32_t many[128];
 
@@ -18,7 +20,6 @@ int main(void)
 	uint32_t *shm;
 	int fd = fx_new(POLLFS_NONBLOCK);
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

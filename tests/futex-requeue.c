@@ -10,6 +10,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t wflags;
 
 static long requeue(uint32_t *a, int nr_wake, int nr_requeue, uint32_t *b)
@@ -128,7 +130,6 @@ int main(void)
 	static uint32_t pa, pb, pc;
 	uint32_t *shm;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 static uint32_t *shm;
 
 static int child_wakes(void *arg)
@@ -46,7 +48,6 @@ int main(void)
 	char c;
 	pid_t pid;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

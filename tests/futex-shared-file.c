@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define OFF	(4096 + 12)	/* the word: second page of the file */
 
 static char path[] = "/tmp/pollfs-futex-XXXXXX";
@@ -47,7 +49,6 @@ int main(void)
 	pid_t pid;
 	char c;
 
-	pt_watchdog(50);
 	file = CHECK_SYS(mkstemp(path));
 	CHECK_SYS(ftruncate(file, 3 * 4096));
 	m1 = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);

@@ -36,6 +36,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+PT_BUDGET(58);
+
 #define NPROC		4
 #define WAITERS		2
 #define WAKERS		2
@@ -430,7 +432,6 @@ int main(void)
 	long fds_max;
 	int failed = 0;
 
-	pt_watchdog(58);
 	/* 4096 descriptors per process if allowed (root may raise the hard
 	 * limit), else as many as the hard limit allows */
 	CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));

@@ -13,6 +13,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 0x51;
 static uint32_t *shm;
 static int sk[2];
@@ -109,7 +111,6 @@ int main(void)
 	int fd, status;
 	pid_t pid;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

@@ -7,6 +7,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(30);
+
 static int child(void *shm)
 {
 	uint32_t *w = shm;
@@ -37,7 +39,6 @@ int main(void)
 {
 	uint32_t *shm;
 
-	pt_watchdog(30);
 	if (geteuid() != 0)
 		pt_diag("not root: running as uid %d as it is", (int)getuid());
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,

@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t words[128];
 static uint32_t *shm;
 
@@ -67,7 +69,6 @@ int main(void)
 	struct pollfs_futex_event evs[128];
 	int fd;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

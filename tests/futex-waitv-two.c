@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t w[4] = { 10, 20, 30, 40 };
 static uint32_t *shm;
 
@@ -52,7 +54,6 @@ int main(void)
 	static const int w0123[] = { 0, 1, 2, 3 };
 	int fd;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

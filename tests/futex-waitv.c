@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t words[128];
 static uint32_t *shm;
 
@@ -59,7 +61,6 @@ int main(void)
 	static const int ks[] = { 2, 3, 5, 64, 127, 128 };
 	int fd, bfd;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

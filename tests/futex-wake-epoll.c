@@ -10,6 +10,8 @@
 #include <stdatomic.h>
 #include <sys/epoll.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 5;
 static int ep_shared;
 static atomic_int waiter_tid;
@@ -54,7 +56,6 @@ int main(void)
 	void *ret;
 	int fd, ep;
 
-	pt_watchdog(50);
 	fd = fx_new(POLLFS_NONBLOCK);
 
 	/* level-triggered */

@@ -7,6 +7,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 #define N 12
 
 static int count_ready(const int *fd, bool *ready)
@@ -78,7 +80,6 @@ int main(void)
 	static uint32_t word = 1;
 	uint32_t *shm;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t *word;
 static uint32_t wflags;
 static atomic_int tid, done;
@@ -115,7 +117,6 @@ int main(void)
 	uint32_t *shm;
 	int fd;
 
-	pt_watchdog(50);
 	fd = fx_new(POLLFS_NONBLOCK);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);

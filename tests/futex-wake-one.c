@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 
+PT_BUDGET(50);
+
 static bool select_readable(int fd, int timeout_ms)
 {
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
@@ -67,7 +69,6 @@ int main(void)
 	uint32_t *shm;
 	int fd, nb;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

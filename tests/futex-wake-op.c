@@ -8,6 +8,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static long wake_op(uint32_t *a, int n1, int n2, uint32_t *b, uint32_t op,
 		    uint32_t flags)
 {
@@ -94,7 +96,6 @@ int main(void)
 	static uint32_t pa, pb;
 	uint32_t *shm;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

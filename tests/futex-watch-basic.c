@@ -19,6 +19,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static void cycles(int fd, uint32_t *w, uint32_t flags)
 {
 	const uint32_t fl = flags | FX_WATCH;
@@ -118,7 +120,6 @@ int main(void)
 	uint32_t *shm;
 	int fd, nb;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

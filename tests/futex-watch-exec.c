@@ -22,6 +22,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 static uint32_t word_a = 0xa, word_b = 0xb;
 
 struct handoff {
@@ -242,7 +244,6 @@ static int old_image(void *unused)
 
 int main(int argc, char **argv)
 {
-	pt_watchdog(50);
 	if (argc == 3 && !strcmp(argv[1], "--new-image")) {
 		struct handoff h;
 		int helper;

@@ -19,6 +19,8 @@
 
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define ROUNDS 20
 
 static uint32_t word = 5;
@@ -140,7 +142,6 @@ static void child_armed(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	CHECK_SYS(pipe2(to_parent, O_CLOEXEC));
 	CHECK_SYS(pipe2(to_child, O_CLOEXEC));
 	fd = fx_new(0);

@@ -12,6 +12,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 40, other = 41;
 
 static void before(int fd, int how, uint32_t fl)
@@ -51,7 +53,6 @@ int main(void)
 	char *page;
 	int fd;
 
-	pt_watchdog(50);
 	page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(page != MAP_FAILED);

@@ -16,6 +16,8 @@
 #include <stdatomic.h>
 #include <sys/epoll.h>
 
+PT_BUDGET(50);
+
 static uint32_t word = 50;
 static uint32_t words[3] = { 7, 8, 9 };
 static atomic_int sleeper_tid;
@@ -80,8 +82,6 @@ int main(void)
 	pthread_t th;
 	int fd, bfd, ep;
 	bool seen[3];
-
-	pt_watchdog(50);
 
 	/* EAGAIN: O_NONBLOCK at creation, and set by fcntl */
 	fd = fx_new(POLLFS_NONBLOCK);

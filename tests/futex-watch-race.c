@@ -25,6 +25,8 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
+PT_BUDGET(120);
+
 #define WRITERS	2
 #define READERS	2
 #define PER_WRITER 4000
@@ -176,7 +178,6 @@ int main(void)
 	struct sigaction sa;
 	uint32_t *shm;
 
-	pt_watchdog(120);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	sigemptyset(&sa.sa_mask);

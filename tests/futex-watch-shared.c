@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define ROUNDS 50
 
 static uint32_t *shm;
@@ -136,7 +138,6 @@ int main(void)
 	uint32_t *mine;
 	int memfd;
 
-	pt_watchdog(50);
 	CHECK_SYS(pipe2(to_parent, O_CLOEXEC));
 	CHECK_SYS(pipe2(to_child, O_CLOEXEC));
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,

@@ -20,6 +20,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 #define K 128
 
 static uint32_t words[K];
@@ -225,7 +227,6 @@ int main(void)
 	static const int ks[] = { 2, 3, 16, 128 };
 	int fd, bfd;
 
-	pt_watchdog(50);
 	shm = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);

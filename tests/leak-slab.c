@@ -23,6 +23,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+PT_BUDGET(55);
+
 #define FILP_SLACK	256	/* others open and close files too */
 #define MAX_KINDS	16
 #define N	600	/* objects of each kind in a round */
@@ -279,7 +281,6 @@ int main(void)
 	struct rlimit rl = { pt_nkinds * N + 256, pt_nkinds * N + 256 };
 	char start[512];
 
-	pt_watchdog(55);
 	pt_require_root();	/* /proc/slabinfo is root's */
 	CHECK_SYS(setrlimit(RLIMIT_NOFILE, &rl));
 	CHECK(pt_nkinds <= MAX_KINDS);

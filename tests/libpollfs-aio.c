@@ -15,6 +15,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(50);
+
 static void write_one(aio_context_t ctx, int file, struct iocb *cb,
 		      uint64_t data)
 {
@@ -227,7 +229,6 @@ static void test_errors(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	test_create();
 	test_read();
 	test_blocking();

@@ -15,6 +15,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(50);
+
 #define THREADS 8
 
 /* The descriptors of this process open on /dev/pollfs; the last one in
@@ -79,7 +81,6 @@ int main(void)
 	sigset_t set;
 	int dev = -1, fds[4];
 
-	pt_watchdog(50);
 	CHECK_EQ(device_fds(&dev), 0);
 
 	/* first objects, created by several threads at once */

@@ -24,6 +24,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(55);
+
 #define ROUNDS		4
 #define MAX_WAITERS	16
 #define MAX_FDS		4
@@ -327,7 +329,6 @@ static void run_shared(void)
 
 int main(void)
 {
-	pt_watchdog(55);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);

@@ -21,6 +21,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(50);
+
 static struct pollfs_event zeroed;	/* never initialized */
 
 /* ---- init, set, reset, is_set ---- */
@@ -277,7 +279,6 @@ static void test_arm(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	test_state();
 	test_wait();
 	test_arm();

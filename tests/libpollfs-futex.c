@@ -18,6 +18,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(50);
+
 static uint32_t words[4] __attribute__((aligned(16)));
 
 static void fill(struct pollfs_futex_event *r, size_t n)
@@ -344,7 +346,6 @@ static void test_errors(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	test_create();
 	test_arm();
 	test_blocking_read();

@@ -33,6 +33,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(55);
+
 #define DRAIN_MS	8000
 #define MAX_ACTORS	16
 
@@ -422,7 +424,6 @@ static void run_shared(int rounds)
 
 int main(void)
 {
-	pt_watchdog(55);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);

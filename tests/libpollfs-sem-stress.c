@@ -37,6 +37,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(55);
+
 /* How long a consumer may wait for its next unit, and a poster for the
  * units posted to be taken, before they count as stranded: far beyond
  * any scheduling delay of the guest. */
@@ -475,7 +477,6 @@ static void run_shared(int quota)
 
 int main(void)
 {
-	pt_watchdog(55);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);

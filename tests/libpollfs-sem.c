@@ -23,6 +23,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(55);
+
 /* ---- threads asleep in pollfs_sem_wait() ---- */
 
 #define MAX_SLEEPERS 4
@@ -498,7 +500,6 @@ static void test_shared(void)
 
 int main(void)
 {
-	pt_watchdog(55);
 	test_counting();
 	test_wait();
 	test_fd();

@@ -17,6 +17,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(50);
+
 /* The "mask:" value of fd's fdinfo. */
 static uint64_t fdinfo_mask(int fd)
 {
@@ -346,7 +348,6 @@ int main(void)
 {
 	sigset_t set;
 
-	pt_watchdog(50);
 	/* every signal the tests read stays pending, in every thread */
 	set_of(&set, (const int[]){ SIGUSR1, SIGUSR2, SIGRTMIN, SIGRTMIN + 3,
 				    SIGRTMAX }, 5);

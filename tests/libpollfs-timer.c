@@ -17,6 +17,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(50);
+
 /* The text after "key: " in fd's fdinfo, up to the end of the line. */
 static void fdinfo_get(int fd, const char *key, char *val, size_t size)
 {
@@ -394,7 +396,6 @@ static void test_arm_errors(void)
 
 int main(void)
 {
-	pt_watchdog(50);
 	test_create();
 	test_relative();
 	test_abstime();

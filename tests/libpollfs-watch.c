@@ -13,6 +13,8 @@
 
 #include <pollfs.h>
 
+PT_BUDGET(60);
+
 static void watch_counts_every_wake(void)
 {
 	struct pollfs_futex_event rec[4];

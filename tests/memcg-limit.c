@@ -38,6 +38,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+PT_BUDGET(55);
+
 #define LIMIT		(8L << 20)
 #define NARMED		100
 #define NREC		POLLFS_FUTEX_WAITV_MAX
@@ -160,7 +162,6 @@ int main(void)
 	pid_t pid;
 	int sync[2];
 
-	pt_watchdog(55);
 	pt_require_root();
 	pt_on_fail(cleanup);
 

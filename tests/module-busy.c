@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+PT_BUDGET(55);
+
 static const char *ko;
 
 static void reload(void)
@@ -106,7 +108,6 @@ int main(void)
 	int dev, t;
 	long base;
 
-	pt_watchdog(55);
 	pt_require_root();
 	ko = getenv("POLLFS_KO");
 	if (!ko || !*ko)

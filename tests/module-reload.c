@@ -8,6 +8,8 @@
 
 #include <sys/stat.h>
 
+PT_BUDGET(55);
+
 #define ROUNDS 20
 
 static const char *ko;
@@ -29,7 +31,6 @@ int main(void)
 	char *rmmod[] = { "rmmod", "pollfs", NULL };
 	char *insmod[] = { "insmod", NULL, NULL };
 
-	pt_watchdog(55);
 	pt_require_root();
 	ko = getenv("POLLFS_KO");
 	if (!ko || !*ko)

@@ -10,6 +10,8 @@
 
 #include <sys/resource.h>
 
+PT_BUDGET(30);
+
 #define N 32
 
 static struct pollfs_siginfo buf[64];
@@ -38,7 +40,6 @@ int main(void)
 	ssize_t r;
 	int fd, n;
 
-	pt_watchdog(30);
 	CHECK_SYS(getrlimit(RLIMIT_SIGPENDING, &rl));
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 2 * N)
 		pt_skip("RLIMIT_SIGPENDING %llu < %d",

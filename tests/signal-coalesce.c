@@ -7,12 +7,13 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 int main(void)
 {
 	struct pollfs_siginfo psi[8];
 	int fd, n;
 
-	pt_watchdog(30);
 	ps_block(ps_bit(SIGUSR1) | ps_bit(SIGUSR2) | ps_bit(SIGRTMIN));
 	fd = ps_signal(ps_bit(SIGUSR1) | ps_bit(SIGUSR2) | ps_bit(SIGRTMIN),
 		       POLLFS_NONBLOCK);

@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(30);
+
 #define KILLSTOP	(ps_bit(SIGKILL) | ps_bit(SIGSTOP))
 
 static void check_link(int fd)
@@ -60,8 +62,6 @@ int main(void)
 	long page = sysconf(_SC_PAGESIZE);
 	char *map;
 	int dev;
-
-	pt_watchdog(30);
 
 	/* the mask, as given, in fdinfo */
 	check_mask(ps_bit(SIGUSR1) | ps_bit(SIGUSR2),

@@ -9,6 +9,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 static int wait_one(int ep, int timeout_ms)
 {
 	struct epoll_event e[2];
@@ -27,7 +29,6 @@ int main(void)
 	struct epoll_event e;
 	int ep, fd, n;
 
-	pt_watchdog(60);
 	ps_block(ps_bit(SIGUSR1) | ps_bit(SIGRTMIN));
 	fd = ps_signal(ps_bit(SIGUSR1) | ps_bit(SIGRTMIN), POLLFS_NONBLOCK);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));

@@ -8,6 +8,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 static pid_t main_tid;
 
 static void *send_after_wait(void *arg)
@@ -40,7 +42,6 @@ int main(void)
 	pthread_t t;
 	int ep, fd;
 
-	pt_watchdog(60);
 	main_tid = ps_gettid();
 	ps_block(ps_bit(SIGUSR1) | ps_bit(SIGUSR2) | ps_bit(SIGRTMIN));
 	fd = ps_signal(ps_bit(SIGUSR1) | ps_bit(SIGRTMIN), POLLFS_NONBLOCK);

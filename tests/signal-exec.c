@@ -7,6 +7,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(60);
+
 static int after_exec(int fd, int cfd, pid_t pid)
 {
 	struct pollfs_siginfo psi;
@@ -51,7 +53,6 @@ int main(int argc, char **argv)
 		return after_exec(atoi(argv[2]), atoi(argv[3]),
 				  (pid_t)atoi(argv[4]));
 
-	pt_watchdog(60);
 	CHECK_SYS(pipe2(to_child, O_CLOEXEC));
 	child = fork();
 	CHECK(child >= 0);

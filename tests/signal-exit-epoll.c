@@ -15,6 +15,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+PT_BUDGET(60);
+
 static int ep;
 static int sock[2];
 static atomic_int w_tid;
@@ -120,7 +122,6 @@ int main(void)
 	struct epoll_event e[2];
 	int fd;
 
-	pt_watchdog(60);
 	ps_block(ps_bit(SIGUSR1));
 	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
 

@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <sys/epoll.h>
 
+PT_BUDGET(90);
+
 #define BOUND_MS 5000
 
 static int fd, ep;
@@ -135,7 +137,6 @@ int main(void)
 	int64_t t0;
 	pid_t child;
 
-	pt_watchdog(90);
 	ps_block(ps_bit(SIGUSR1));
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
 	fd = ps_signal(ps_bit(SIGUSR1), 0);

@@ -12,6 +12,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+PT_BUDGET(60);
+
 static int sock[2];
 static pid_t sender;
 
@@ -147,7 +149,6 @@ int main(void)
 	pid_t child;
 	int fd;
 
-	pt_watchdog(60);
 	sender = getpid();
 	ps_block(mask);
 	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));

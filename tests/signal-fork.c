@@ -9,6 +9,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(60);
+
 static int fd;
 static int to_child[2], to_parent[2];
 static pid_t parent;
@@ -56,7 +58,6 @@ int main(void)
 	struct pollfs_siginfo psi;
 	pid_t child;
 
-	pt_watchdog(60);
 	parent = getpid();
 	ps_block(mask);
 	CHECK_SYS(pipe2(to_child, O_CLOEXEC));

@@ -6,6 +6,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 static void check_kill_record(const struct pollfs_siginfo *psi, int sig,
 			      pid_t pid)
 {
@@ -29,7 +31,6 @@ int main(void)
 	int fd;
 	pid_t child;
 
-	pt_watchdog(30);
 	ps_block(mask);
 	fd = ps_signal(mask, POLLFS_NONBLOCK);
 	ps_expect_empty(fd);

@@ -10,6 +10,8 @@
 
 #include <stdatomic.h>
 
+PT_BUDGET(60);
+
 static int fd;
 static atomic_int reader_tid;
 static atomic_int got;		/* the signal the reader read, 0 before */
@@ -44,7 +46,6 @@ int main(void)
 	uint64_t u3 = ps_bit(SIGRTMIN);
 	pthread_t t;
 
-	pt_watchdog(60);
 	ps_block(u1 | u2 | u3);
 	fd = ps_signal(u1, 0);
 

@@ -9,6 +9,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 int main(void)
 {
 	uint64_t u1 = ps_bit(SIGUSR1), u2 = ps_bit(SIGUSR2);
@@ -18,7 +20,6 @@ int main(void)
 	struct pollfs_siginfo psi;
 	int fd;
 
-	pt_watchdog(30);
 	ps_block(u1 | u2);
 	fd = ps_signal(u1, POLLFS_NONBLOCK);
 

@@ -9,6 +9,8 @@
 
 #include <stdatomic.h>
 
+PT_BUDGET(60);
+
 static int fd;
 static int to_t[2], to_main[2];
 static atomic_int t_tid;
@@ -48,7 +50,6 @@ int main(void)
 	struct pollfs_siginfo psi;
 	pthread_t t;
 
-	pt_watchdog(60);
 	ps_block(ps_bit(SIGUSR1) | ps_bit(SIGUSR2));
 	CHECK_SYS(pipe2(to_t, O_CLOEXEC));
 	CHECK_SYS(pipe2(to_main, O_CLOEXEC));

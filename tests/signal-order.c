@@ -7,6 +7,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 int main(void)
 {
 	static const int std[] = { SIGHUP, SIGUSR1, SIGUSR2, SIGTERM };
@@ -17,7 +19,6 @@ int main(void)
 	pid_t pid = getpid(), tid = ps_gettid();
 	int fd, n;
 
-	pt_watchdog(30);
 	ps_block(mask);
 	fd = ps_signal(mask, POLLFS_NONBLOCK);
 

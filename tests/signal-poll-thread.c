@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 #include <sys/epoll.h>
 
+PT_BUDGET(60);
+
 static int fd, ep;
 static int to_p[2], to_main[2];
 static atomic_int p_tid;
@@ -73,7 +75,6 @@ int main(void)
 	pthread_t t;
 	pid_t pid = getpid();
 
-	pt_watchdog(60);
 	main_tid = ps_gettid();
 	ps_block(mask);
 	CHECK_SYS(pipe2(to_p, O_CLOEXEC));

@@ -10,6 +10,8 @@
 
 #include <sys/select.h>
 
+PT_BUDGET(60);
+
 static int fd;
 static pid_t main_tid;
 
@@ -50,7 +52,6 @@ int main(void)
 	pthread_t t;
 	int64_t t0;
 
-	pt_watchdog(60);
 	main_tid = ps_gettid();
 	ps_block(ps_bit(SIGUSR1) | ps_bit(SIGUSR2));
 	fd = ps_signal(ps_bit(SIGUSR1), 0);

@@ -9,6 +9,8 @@
 
 #include <stdatomic.h>
 
+PT_BUDGET(60);
+
 static int fd;
 static atomic_int reader_tid;
 static struct pollfs_siginfo got;
@@ -41,7 +43,6 @@ int main(void)
 	pid_t pid = getpid(), child;
 	pthread_t t;
 
-	pt_watchdog(60);
 	ps_block(mask);
 	fd = ps_signal(mask, 0);
 

@@ -9,6 +9,8 @@
 
 #include <stdatomic.h>
 
+PT_BUDGET(60);
+
 static atomic_int handled;
 static pid_t main_tid;
 
@@ -74,7 +76,6 @@ int main(void)
 	pthread_t t;
 	int fd;
 
-	pt_watchdog(60);
 	main_tid = ps_gettid();
 	ps_block(ps_bit(SIGUSR1));
 	ps_unblock(ps_bit(SIGUSR2));

@@ -10,6 +10,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(30);
+
 int main(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -19,7 +21,6 @@ int main(void)
 	char *map;
 	int fd;
 
-	pt_watchdog(30);
 	ps_block(ps_bit(SIGUSR1) | ps_bit(SIGUSR2));
 	fd = ps_signal(ps_bit(SIGUSR1) | ps_bit(SIGUSR2), POLLFS_NONBLOCK);
 

@@ -8,13 +8,14 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 int main(void)
 {
 	int rt0 = SIGRTMIN, rt1 = SIGRTMIN + 1;
 	struct pollfs_siginfo psi[16];
 	int fd, n;
 
-	pt_watchdog(30);
 	ps_block(ps_bit(rt0) | ps_bit(rt1));
 	fd = ps_signal(ps_bit(rt0) | ps_bit(rt1), POLLFS_NONBLOCK);
 

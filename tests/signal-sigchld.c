@@ -7,6 +7,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(60);
+
 static int fd;
 
 static void read_chld(int code, int status, pid_t child)
@@ -48,7 +50,6 @@ int main(void)
 	int status;
 	pid_t child;
 
-	pt_watchdog(60);
 	ps_block(ps_bit(SIGCHLD));
 	fd = ps_signal(ps_bit(SIGCHLD), POLLFS_NONBLOCK);
 	ps_expect_empty(fd);

@@ -8,6 +8,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 static void check_queued(const struct pollfs_siginfo *psi, int sig, pid_t pid,
 			 union sigval v)
 {
@@ -30,7 +32,6 @@ int main(void)
 	pid_t child;
 	int fd;
 
-	pt_watchdog(30);
 	ps_block(mask);
 	fd = ps_signal(mask, POLLFS_NONBLOCK);
 

@@ -7,6 +7,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(30);
+
 static int fd;
 static int to_t[2], to_main[2];
 static pid_t main_tid, t_tid;
@@ -64,7 +66,6 @@ int main(void)
 	pthread_t t;
 	pid_t pid = getpid();
 
-	pt_watchdog(30);
 	ps_block(mask);
 	main_tid = ps_gettid();
 	CHECK_SYS(pipe2(to_t, O_CLOEXEC));

@@ -11,6 +11,8 @@
 
 #include <stdatomic.h>
 
+PT_BUDGET(60);
+
 static int fd;
 static atomic_int r_tid, x_tid;
 static int to_x[2];
@@ -90,7 +92,6 @@ int main(void)
 	int64_t end;
 	int status;
 
-	pt_watchdog(60);
 	ps_block(mask);
 	CHECK_SYS(pipe2(to_x, O_CLOEXEC));
 	fd = ps_signal(mask, 0);

@@ -10,6 +10,8 @@
 #include <stdatomic.h>
 #include <sys/resource.h>
 
+PT_BUDGET(120);
+
 #define N	400
 #define STOP	(-1)
 
@@ -55,7 +57,6 @@ int main(void)
 	union sigval stop;
 	int64_t end;
 
-	pt_watchdog(120);
 	CHECK_SYS(getrlimit(RLIMIT_SIGPENDING, &rl));
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < N + 2)
 		pt_skip("RLIMIT_SIGPENDING %llu < %d",

@@ -8,6 +8,8 @@
  */
 #include "lib/signal.h"
 
+PT_BUDGET(60);
+
 /* The raw system calls: the kernel's timer id, not glibc's timer_t. */
 static int ktimer_create(clockid_t clk, struct sigevent *sev)
 {
@@ -49,7 +51,6 @@ int main(void)
 	int fd, id1, id2;
 	int64_t t0;
 
-	pt_watchdog(60);
 	ps_block(ps_bit(sig1) | ps_bit(sig2));
 	fd = ps_signal(ps_bit(sig1) | ps_bit(sig2), POLLFS_NONBLOCK);
 

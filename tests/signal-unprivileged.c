@@ -10,6 +10,8 @@
 
 #include <stdatomic.h>
 
+PT_BUDGET(60);
+
 static int reader_fd;
 static atomic_int reader_tid;
 static struct pollfs_siginfo got;

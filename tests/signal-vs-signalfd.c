@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <sys/signalfd.h>
 
+PT_BUDGET(60);
+
 #define SAME(f, g)							\
 	_Static_assert(offsetof(struct pollfs_siginfo, f) ==		\
 		       offsetof(struct signalfd_siginfo, g) &&		\
@@ -82,7 +84,6 @@ int main(void)
 	pid_t c1, c2;
 	int id = -1;
 
-	pt_watchdog(60);
 	ps_block(mask);
 	ps_sigset(&set, mask);
 	sfd = CHECK_SYS(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));

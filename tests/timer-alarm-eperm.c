@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 
+PT_BUDGET(50);
+
 static const clockid_t alarms[] = { CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM };
 
 static void set_wake_alarm(bool on)
@@ -117,8 +119,6 @@ static int without_cap(void *unused)
 int main(void)
 {
 	int fd;
-
-	pt_watchdog(50);
 
 	if (geteuid() != 0) {
 		/* unprivileged already (tests/run -u): timerfd agrees */

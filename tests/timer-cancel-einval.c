@@ -12,6 +12,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 #define CANCEL	POLLFS_TIMER_CANCEL_ON_SET
 #define ABS	POLLFS_TIMER_ABSTIME
 
@@ -41,7 +43,6 @@ int main(void)
 	int64_t t0;
 	int t;
 
-	pt_watchdog(50);
 	/* without ABSTIME, on any clock */
 	static const clockid_t all[] = { CLOCK_REALTIME, CLOCK_MONOTONIC,
 					 CLOCK_BOOTTIME };

@@ -12,6 +12,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 #define FLAGS	(POLLFS_TIMER_ABSTIME | POLLFS_TIMER_CANCEL_ON_SET)
 
 static void oneshot(clockid_t clk, int flags)
@@ -75,7 +77,6 @@ static void past(clockid_t clk)
 
 int main(void)
 {
-	pt_watchdog(50);
 	oneshot(CLOCK_REALTIME, POLLFS_NONBLOCK);
 	oneshot(CLOCK_REALTIME, 0);
 	periodic(CLOCK_REALTIME);

@@ -26,6 +26,8 @@
 #include <sys/time.h>
 #include <sys/timex.h>
 
+PT_BUDGET(60);
+
 #define FLAGS	(POLLFS_TIMER_ABSTIME | POLLFS_TIMER_CANCEL_ON_SET)
 #define FAR	(3600 * NSEC_PER_SEC)
 
@@ -271,7 +273,6 @@ static void woken(clockid_t clk)
 int main(void)
 {
 	pt_require_root();
-	pt_watchdog(60);
 	tmr_real_save();
 
 	pt_diag("CLOCK_REALTIME");

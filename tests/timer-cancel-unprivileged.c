@@ -15,6 +15,8 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define FLAGS	(POLLFS_TIMER_ABSTIME | POLLFS_TIMER_CANCEL_ON_SET)
 #define FAR	(3600 * NSEC_PER_SEC)
 
@@ -90,7 +92,6 @@ int main(void)
 	int status;
 	pid_t pid;
 
-	pt_watchdog(50);
 	if (geteuid() != 0) {
 		pt_diag("not root: as uid %d, no clock step", (int)geteuid());
 		return unprivileged(false);

@@ -28,6 +28,8 @@
 
 #include <stdio.h>
 
+PT_BUDGET(60);
+
 #define PERIOD		MS(100)
 #define STEP		(10 * NSEC_PER_SEC)
 
@@ -229,7 +231,6 @@ int main(void)
 	unsigned int i;
 
 	pt_require_root();
-	pt_watchdog(60);
 	real0 = pt_now(CLOCK_REALTIME);
 	mono0 = pt_mono();
 	pt_on_fail(clock_restore);

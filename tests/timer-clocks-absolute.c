@@ -9,6 +9,8 @@
 
 #include <sys/timerfd.h>
 
+PT_BUDGET(50);
+
 static const clockid_t clocks[] = {
 	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
@@ -33,7 +35,6 @@ int main(void)
 	int tested = 0;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
 		clockid_t clk = clocks[c], base = pt_base_clock(clk);

@@ -7,6 +7,8 @@
 
 #include <sys/timerfd.h>
 
+PT_BUDGET(50);
+
 static const clockid_t clocks[] = {
 	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
@@ -33,7 +35,6 @@ int main(void)
 	struct pollfs_timer_event ev;
 	int tested = 0;
 
-	pt_watchdog(50);
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
 		clockid_t clk = clocks[c];
 

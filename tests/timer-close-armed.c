@@ -11,6 +11,8 @@
 #include <sys/epoll.h>
 #include <sys/wait.h>
 
+PT_BUDGET(55);
+
 #define ROUNDS 600
 
 int main(void)
@@ -18,7 +20,6 @@ int main(void)
 	int ep, t, d, status;
 	pid_t pid;
 
-	pt_watchdog(55);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	for (int i = 0; i < ROUNDS; i++) {
 		t = tmr_new(POLLFS_NONBLOCK);

@@ -6,12 +6,13 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 int main(void)
 {
 	struct pollfs_timer_event ev;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(POLLFS_NONBLOCK);
 
 	/* disarming a new timer */

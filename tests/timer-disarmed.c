@@ -5,12 +5,12 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 int main(void)
 {
 	char buf[40];
 	int nb, b;
-
-	pt_watchdog(50);
 
 	nb = tmr_new(POLLFS_NONBLOCK);
 	b = tmr_new(0);

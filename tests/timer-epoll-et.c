@@ -8,6 +8,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(50);
+
 static int wait_one(int ep, int timeout_ms)
 {
 	struct epoll_event e[2];
@@ -27,7 +29,6 @@ int main(void)
 	int64_t t0, period = MS(100);
 	int ep, t, events;
 
-	pt_watchdog(50);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	t = tmr_new(POLLFS_NONBLOCK);
 	e.events = EPOLLIN | EPOLLET;

@@ -7,6 +7,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(50);
+
 static int wait_events(int ep, int timeout_ms, uint64_t want)
 {
 	struct epoll_event e[4];
@@ -28,7 +30,6 @@ int main(void)
 	int ep, t, other;
 	int64_t t0;
 
-	pt_watchdog(50);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	t = tmr_new(POLLFS_NONBLOCK);
 	other = tmr_new(POLLFS_NONBLOCK);	/* never armed */

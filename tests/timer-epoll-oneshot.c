@@ -8,6 +8,8 @@
 
 #include <sys/epoll.h>
 
+PT_BUDGET(50);
+
 static int wait_one(int ep, int timeout_ms)
 {
 	struct epoll_event e[2];
@@ -35,7 +37,6 @@ int main(void)
 	struct epoll_event e;
 	int ep, t;
 
-	pt_watchdog(50);
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	t = tmr_new(POLLFS_NONBLOCK);
 	e.events = EPOLLIN | EPOLLONESHOT;

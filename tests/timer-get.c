@@ -27,6 +27,8 @@
 
 #include <sys/mman.h>
 
+PT_BUDGET(50);
+
 static void expect_zero(int t)
 {
 	struct pollfs_timer_event ev;
@@ -217,7 +219,6 @@ int main(void)
 	};
 	int t, nb;
 
-	pt_watchdog(50);
 	t = tmr_new(0);
 	nb = tmr_new(POLLFS_NONBLOCK);
 	expect_zero(t);

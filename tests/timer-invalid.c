@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+PT_BUDGET(50);
+
 struct bad {
 	const char *what;
 	struct pollfs_timer_spec spec;
@@ -30,7 +32,6 @@ int main(void)
 	int64_t t0;
 	int t;
 
-	pt_watchdog(50);
 #define ADD(desc, ...) do {						\
 	s = tmr_spec(CLOCK_MONOTONIC, 0, MS(5), MS(5));			\
 	__VA_ARGS__;							\

@@ -8,6 +8,8 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 
+PT_BUDGET(55);
+
 #define WANT	1000
 #define STEP	US(20)
 
@@ -22,7 +24,6 @@ int main(void)
 	int64_t base, deadline;
 	int ep, n = WANT, fired = 0;
 
-	pt_watchdog(55);
 	CHECK_SYS(getrlimit(RLIMIT_NOFILE, &rl));
 	if (rl.rlim_cur < WANT + 64) {
 		rlim_t want = WANT + 64;

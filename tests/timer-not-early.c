@@ -6,6 +6,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static const clockid_t clocks[] = {
 	CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
 };
@@ -18,7 +20,6 @@ int main(void)
 	struct pollfs_timer_event ev;
 	int nb, b, cases = 0;
 
-	pt_watchdog(50);
 	nb = tmr_new(POLLFS_NONBLOCK);
 	b = tmr_new(0);
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {

@@ -5,13 +5,14 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 int main(void)
 {
 	struct pollfs_timer_event ev;
 	int64_t t0;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(0);
 	t0 = pt_mono();
 	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(30), 0);

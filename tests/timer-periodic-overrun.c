@@ -10,6 +10,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 #define PERIOD MS(10)
 
 static int64_t periods(int64_t ns)
@@ -23,7 +25,6 @@ int main(void)
 	int64_t a0, a1, r0, r1, s0, s1, n1, n2, lo, hi;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(0);
 
 	a0 = pt_mono();

@@ -6,6 +6,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static void check_reads(int t, int64_t first, int64_t period, int reads)
 {
 	struct pollfs_timer_event ev;
@@ -33,7 +35,6 @@ int main(void)
 {
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(0);
 	check_reads(t, MS(50), MS(50), 5);
 	check_reads(t, MS(20), MS(100), 3);

@@ -9,6 +9,8 @@
 
 #include <sys/select.h>
 
+PT_BUDGET(50);
+
 static bool select_readable(int fd, int timeout_ms)
 {
 	struct timeval tv = {
@@ -73,7 +75,6 @@ int main(void)
 	struct pollfd p;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(POLLFS_NONBLOCK);
 	check_cycle(t, false);
 	check_cycle(t, true);

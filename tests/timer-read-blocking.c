@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(50);
+
 static int timer_fd;
 static atomic_int entered, returned;
 static struct pollfs_timer_event got;
@@ -30,7 +32,6 @@ int main(void)
 	pthread_t th;
 	int64_t t0;
 
-	pt_watchdog(50);
 	timer_fd = tmr_new(0);
 
 	/* armed, then read */

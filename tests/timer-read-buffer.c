@@ -6,6 +6,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 int main(void)
 {
 	static const size_t sizes[] = { 160, 60, 80, 4096 };
@@ -14,7 +16,6 @@ int main(void)
 	ssize_t r;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(POLLFS_NONBLOCK);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		tmr_arm(t, CLOCK_MONOTONIC, 0, MS(2), MS(2));

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(50);
+
 static atomic_int handled, stop;
 static pthread_t main_thread;
 
@@ -50,7 +52,6 @@ int main(void)
 	struct sigaction sa;
 	int t;
 
-	pt_watchdog(50);
 	main_thread = pthread_self();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

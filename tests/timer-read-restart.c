@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(50);
+
 static atomic_int handled, stop;
 static pthread_t main_thread;
 
@@ -36,7 +38,6 @@ int main(void)
 	ssize_t r;
 	int t, before, during;
 
-	pt_watchdog(50);
 	main_thread = pthread_self();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

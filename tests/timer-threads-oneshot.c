@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(55);
+
 #define READERS 4
 
 static int timer_fd;
@@ -30,7 +32,6 @@ int main(void)
 	pthread_t th[READERS];
 	int64_t deadline;
 
-	pt_watchdog(55);
 	timer_fd = tmr_new(0);
 	for (int i = 0; i < READERS; i++)
 		CHECK_EQ(pthread_create(&th[i], NULL, reader, (void *)(intptr_t)i), 0);

@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+PT_BUDGET(55);
+
 #define READERS	4
 #define PERIOD	MS(20)
 #define TARGET	40		/* expirations to read, about 800 ms */
@@ -53,7 +55,6 @@ int main(void)
 	pthread_t th[READERS];
 	int64_t a0, a1, f0, f1, sum;
 
-	pt_watchdog(55);
 	timer_fd = tmr_new(0);
 	a0 = pt_mono();
 	tmr_arm(timer_fd, CLOCK_MONOTONIC, 0, PERIOD, PERIOD);

@@ -6,6 +6,8 @@
  */
 #include "lib/timer.h"
 
+PT_BUDGET(50);
+
 static void check_fires_once_after(int t, int64_t target)
 {
 	struct pollfs_timer_event ev;
@@ -23,7 +25,6 @@ int main(void)
 	int64_t t0;
 	int t;
 
-	pt_watchdog(50);
 	t = tmr_new(POLLFS_NONBLOCK);
 	bad = tmr_spec(CLOCK_MONOTONIC, 0, MS(1), 0);
 	bad.value.tv_nsec = NSEC_PER_SEC;

@@ -25,6 +25,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+PT_BUDGET(50);
+
 #define NFD 5	/* dev, signal, armed futex, spare futex, aio */
 
 struct msg {
@@ -189,7 +191,6 @@ int main(void)
 	pid_t pid;
 	char c;
 
-	pt_watchdog(50);
 	if (geteuid() != 0)
 		pt_diag("not root: the receiver runs as uid %d too",
 			(int)getuid());

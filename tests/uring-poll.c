@@ -10,6 +10,8 @@
 #include "lib/timer.h"
 #include "lib/uring.h"
 
+PT_BUDGET(60);
+
 enum { POLL_TAG = 1, READ_TAG, CANCEL_TAG };
 
 static void check_oneshot(void)
@@ -98,7 +100,6 @@ static void check_cancel_read(void)
 
 int main(void)
 {
-	pt_watchdog(60);
 	ut_init();
 	check_oneshot();
 	check_multishot();

@@ -21,6 +21,8 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
+PT_BUDGET(60);
+
 /* io_uring registers anonymous memory only: not .bss, file-backed. */
 static char *fixed;
 
@@ -203,7 +205,6 @@ int main(void)
 	struct iovec reg = { .iov_len = 4096 };
 	unsigned int i;
 
-	pt_watchdog(60);
 	ut_init();
 	fixed = mmap(NULL, reg.iov_len, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

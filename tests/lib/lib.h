@@ -5,11 +5,13 @@
  * Every test is a standalone program: exit 0 = pass, 1 = fail, 4 = skip.
  * Diagnostics are lines starting with "# ".  A failed check prints where it
  * failed, what it checked and what it saw, then ends the process with 1.
- * Include this header first: it defines _GNU_SOURCE.
+ * Every test declares its time budget (PT_BUDGET).  Include this header
+ * first: it defines _GNU_SOURCE.
  *
  * What works on any pollfs fd is here; the helpers of one kind of object
  * are in its own header (timer.h, futex.h, signal.h, aio.h), which
- * includes this one.  All of them are compiled once, into libpt.a.
+ * includes this one, and kinds.h is the table of all the kinds.  All of
+ * them are compiled once, into libpt.a.
  */
 #ifndef POLLFS_TESTS_LIB_H
 #define POLLFS_TESTS_LIB_H
@@ -60,7 +62,38 @@ __attribute__((noreturn, format(printf, 1, 2)))
 void pt_skip(const char *fmt, ...);
 /* Called once by a failing check before the process exits. */
 void pt_on_fail(void (*fn)(void));
-/* Fails the test (exit 1) if it is still running after this many seconds. */
+/*
+ * PT_BUDGET(seconds), once at file scope: how long the test may run, a
+ * whole number of seconds, stretched POLLFS_TIME_SCALE times.  Every
+ * test declares one; it is the only time limit of the test:
+ *  - the test's watchdog (below) fails it when the budget runs out,
+ *    saying so, armed before main() runs;
+ *  - tests/run reads the budget from the program (the string the macro
+ *    leaves in it, "pollfs-test-budget=N") and kills the test a margin
+ *    after it, should the watchdog not end it.
+ * A script under test declares it in a comment line of the same form.
+ */
+#define PT_BUDGET(seconds)						\
+	__attribute__((constructor)) static void pt_budget_arm(void)	\
+	{								\
+		pt_watchdog(seconds);					\
+	}								\
+	PT_BUDGET_TAG(#seconds)
+/*
+ * The budget of a program that keeps its own time (the fuzzer, whose
+ * supervisor ends it and puts the clock back): no watchdog, tests/run's
+ * limit only.  expr is "N", or "N+${VAR:-DEFAULT}": N seconds more
+ * than the environment variable VAR says (DEFAULT when it is unset).
+ */
+#define PT_BUDGET_TAG(expr)						\
+	__attribute__((used, retain))	/* nothing refers to it */	\
+	static const char pt_budget_tag[] = "pollfs-test-budget=" expr
+/*
+ * Fails the test (exit 1) if it is still running after this many seconds
+ * (times POLLFS_TIME_SCALE), replacing the limit armed before: PT_BUDGET
+ * arms it, a forked child (which has none) or a test that takes a longer
+ * run as an argument may arm its own.
+ */
 void pt_watchdog(unsigned int seconds);
 /* POLLFS_TIME_SCALE, at least 1: how many times slower this kernel is
  * than Debian's (the debug kernel of make check-debug). */
