@@ -98,22 +98,25 @@ static int child_with_context(void *unused)
 	return PT_PASS;
 }
 
-int main(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	void *volatile null = NULL;
-	struct pollfs_aio_open op;
-	aio_context_t ctx, big, dead;
-	char buf[64], *map, *hole;
-	unsigned int *fake;
-	int dev, fd, probe, fl;
+/* Two live contexts of this process, the second with a ring of several
+ * pages; what every behaviour starts from. */
+static aio_context_t ctx, big;
 
+static void setup(void)
+{
 	ctx = ax_setup(1);
-	big = ax_setup(1024);	/* a ring of several pages */
+	big = ax_setup(1024);
 	live[nlive++] = ctx;
 	live[nlive++] = big;
+}
 
-	/* a live context of ours: an fd named pollfs:[aio] */
+/* A live context of ours: an fd named pollfs:[aio], read-write, blocking,
+ * inherited by exec, with nothing to read. */
+TEST(live_context)
+{
+	int fd, fl;
+
+	setup();
 	fd = ax_fd(ctx, 0);
 	check_link(fd, "pollfs:[aio]");
 	fl = CHECK_SYS(fcntl(fd, F_GETFL));
@@ -121,8 +124,17 @@ int main(void)
 	CHECK_EQ(fl & O_NONBLOCK, 0);
 	CHECK_EQ(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC, 0);
 	ax_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
 
-	/* no write, whatever its size; short reads; no seeking */
+/* No write, whatever its size; no read shorter than a record; no seek. */
+TEST(no_write_short_read_seek)
+{
+	char buf[64];
+	int fd;
+
+	setup();
+	fd = ax_fd(ctx, 0);
 	memset(buf, 0, sizeof(buf));
 	CHECK_ERR(write(fd, buf, 16), EINVAL);
 	CHECK_ERR(write(fd, buf, 1), EINVAL);
@@ -134,7 +146,16 @@ int main(void)
 	CHECK_ERR(read(fd, buf, 0), EINVAL);
 	CHECK_ERR(lseek(fd, 0, SEEK_SET), ESPIPE);
 	CHECK_SYS(close(fd));
+}
 
+/* POLLFS_NONBLOCK and POLLFS_CLOEXEC, or their O_ spellings, are the
+ * file's flags. */
+TEST(creation_flags)
+{
+	char buf[16];
+	int fd;
+
+	setup();
 	fd = ax_fd(ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	check_link(fd, "pollfs:[aio]");
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFL)) & O_NONBLOCK);
@@ -146,12 +167,20 @@ int main(void)
 	check_link(fd, "pollfs:[aio]");
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
+}
 
+/* Anything but a live context of ours: no file made, and the context
+ * still works after all the refusals. */
+TEST(not_a_context)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char buf[64];
+	int dev, probe, fd;
+
+	setup();
 	dev = pt_dev();
 	probe = CHECK_SYS(dup(dev));
 	CHECK_SYS(close(probe));
-
-	/* anything but a live context of ours */
 	expect_einval(0, "0");
 	expect_einval(1, "1");
 	expect_einval(ctx + 1, "ctx + 1");
@@ -161,15 +190,29 @@ int main(void)
 	expect_einval(big + (aio_context_t)page, "big ring's ctx + 4096");
 	expect_einval(big + 2 * (aio_context_t)page, "big ring's ctx + 8192");
 	expect_einval((aio_context_t)(uintptr_t)buf, "a stack address");
-	expect_einval((aio_context_t)(uintptr_t)&main, "a code address");
+	expect_einval((aio_context_t)(uintptr_t)&setup, "a code address");
 	expect_einval(0xffffffff81000000ull, "a kernel address");
 	expect_einval(0x8000000000000000ull, "a non-canonical address");
 	expect_einval(~0ull, "~0");
 	expect_einval(ctx & 0xffffffffull, "the low half of ctx");
+	CHECK_EQ(CHECK_SYS(dup(dev)), probe);
+	CHECK_SYS(close(probe));
+	CHECK_SYS(close(dev));
+	fd = ax_fd(ctx, 0);
+	ax_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
 
-	/* mapped memory holding the ring's id (slot 0 of the table): the id
-	 * alone does not make a context */
-	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+/* Mapped memory holding the ring's id (slot 0 of the table): the id
+ * alone does not make a context. */
+TEST(copy_of_ring)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int *fake;
+	char *map;
+
+	setup();
+	map = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
 	fake = (unsigned int *)map;
@@ -178,24 +221,47 @@ int main(void)
 	expect_einval((aio_context_t)(uintptr_t)map, "a copy of ctx's ring");
 	memcpy(fake, (const void *)ax_ring(big), sizeof(struct ax_ring_head));
 	expect_einval((aio_context_t)(uintptr_t)map, "a copy of big's ring");
+}
 
-	/* an unmapped address */
+TEST(unmapped_or_inaccessible)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map, *hole;
+
+	setup();
+	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
 	hole = map + page;
 	CHECK_SYS(munmap(hole, (size_t)page));
 	expect_einval((aio_context_t)(uintptr_t)hole, "an unmapped address");
 	CHECK_SYS(mprotect(map, (size_t)page, PROT_NONE));
 	expect_einval((aio_context_t)(uintptr_t)map, "a PROT_NONE page");
+}
 
-	/* a destroyed context (checked before any io_setup can reuse its
-	 * address) */
+/* Checked before any io_setup can reuse its address. */
+TEST(destroyed_context)
+{
+	aio_context_t dead;
+	int fd;
+
+	setup();
 	dead = ax_setup(8);
 	fd = ax_fd(dead, 0);
 	CHECK_SYS(close(fd));
 	ax_destroy(dead);
 	expect_einval(dead, "a destroyed context");
 	CHECK_ERR(ax_sys_destroy(dead), EINVAL);	/* as the kernel sees it */
+}
 
-	/* bad flags or reserved, with a valid context */
+/* Unknown flags, or a reserved field not zero, with a valid context. */
+TEST(bad_flags_or_reserved)
+{
+	struct pollfs_aio_open op;
+	int dev, fd;
+
+	setup();
+	dev = pt_dev();
 	for (int bit = 0; bit < 32; bit++) {
 		unsigned int f = 1u << bit;
 
@@ -217,8 +283,23 @@ int main(void)
 	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, &op), EINVAL);
 	op.reserved = 0x80000000u;
 	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, &op), EINVAL);
+	CHECK_SYS(close(dev));
+}
 
-	/* bad argument pointers */
+/* EFAULT for an argument that cannot be read whole, creating nothing;
+ * the same argument mapped whole works. */
+TEST(bad_argument_pointer)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *volatile null = NULL;
+	struct pollfs_aio_open op;
+	int dev, probe, fd;
+	char *map, *hole;
+
+	setup();
+	dev = pt_dev();
+	probe = CHECK_SYS(dup(dev));
+	CHECK_SYS(close(probe));
 	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
@@ -233,28 +314,28 @@ int main(void)
 	op.ctx = ctx;
 	memcpy(hole - 8, &op, 8);
 	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, hole - 8), EFAULT);
-
 	/* none of the failures created a file */
 	CHECK_EQ(CHECK_SYS(dup(dev)), probe);
 	CHECK_SYS(close(probe));
 
-	/* the same argument, mapped whole, works */
 	memcpy(hole - 16, &op, sizeof(op));
 	fd = CHECK_SYS(ioctl(dev, POLLFS_IOC_AIO, hole - 16));
 	check_link(fd, "pollfs:[aio]");
 	CHECK_SYS(close(fd));
+	CHECK_SYS(close(dev));
+}
 
-	/* another process's context */
+/* Another process's context, whether that process has none of its own
+ * or one. */
+TEST(another_process_context)
+{
+	setup();
 	parent_ctx = ctx;
 	CHECK_EQ(pt_run_child(child_without_contexts, NULL, 20000), PT_PASS);
 	CHECK_EQ(pt_run_child(child_with_context, NULL, 20000), PT_PASS);
+}
 
-	/* and ours still works after all that */
-	fd = ax_fd(ctx, 0);
-	ax_expect_empty(fd);
-	CHECK_SYS(close(fd));
-	CHECK_SYS(close(dev));
-	ax_destroy(ctx);
-	ax_destroy(big);
-	return PT_PASS;
+int main(void)
+{
+	return pt_run_tests();
 }

@@ -84,7 +84,7 @@ static long long line_number(int fd, const char *key)
 
 /* ---- signal ---- */
 
-static void test_signal(void)
+TEST(signal)
 {
 	uint64_t mask;
 	int fd;
@@ -157,7 +157,7 @@ static struct timer_info timer_info(int fd)
 	return ti;
 }
 
-static void test_timer(void)
+TEST(timer)
 {
 	struct pollfs_timer_event ev;
 	struct timer_info ti;
@@ -234,7 +234,7 @@ static void test_timer(void)
 
 static uint32_t fw[3] __attribute__((aligned(16)));
 
-static void test_futex(void)
+TEST(futex)
 {
 	struct pollfs_futex_event evs[3], r[4];
 	unsigned long long a0 = (uintptr_t)&fw[0];
@@ -315,7 +315,7 @@ static void test_futex(void)
 
 /* ---- aio ---- */
 
-static void test_aio(void)
+TEST(aio)
 {
 	aio_context_t ctx = ax_setup(8);
 	struct io_event done[4];
@@ -362,9 +362,5 @@ static void test_aio(void)
 
 int main(void)
 {
-	test_signal();
-	test_timer();
-	test_futex();
-	test_aio();
-	return PT_PASS;
+	return pt_run_tests();
 }

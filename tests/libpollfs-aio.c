@@ -61,7 +61,7 @@ static int create_in_child(void *arg)
 	return PT_PASS;
 }
 
-static void test_create(void)
+TEST(create)
 {
 	aio_context_t ctx = ax_setup(8), dead;
 	int fd;
@@ -89,7 +89,7 @@ static void test_create(void)
 
 /* ---- reading ---- */
 
-static void test_read(void)
+TEST(read)
 {
 	aio_context_t ctx = ax_setup(16);
 	struct pollfs_aio_event ev;
@@ -156,7 +156,7 @@ static void start_reader(pthread_t *th)
 	fx_wait_sleeping(atomic_load(&reader_tid), SYS_read);
 }
 
-static void test_blocking(void)
+TEST(blocking)
 {
 	aio_context_t ctx = ax_setup(8);
 	struct io_event done[1];
@@ -190,7 +190,7 @@ static void test_blocking(void)
 
 /* ---- errors ---- */
 
-static void test_errors(void)
+TEST(errors)
 {
 	aio_context_t ctx = ax_setup(8);
 	struct pollfs_aio_event ev;
@@ -229,9 +229,5 @@ static void test_errors(void)
 
 int main(void)
 {
-	test_create();
-	test_read();
-	test_blocking();
-	test_errors();
-	return PT_PASS;
+	return pt_run_tests();
 }

@@ -27,7 +27,7 @@ static struct pollfs_event zeroed;	/* never initialized */
 
 /* ---- init, set, reset, is_set ---- */
 
-static void test_state(void)
+TEST(state)
 {
 	struct pollfs_event ev;
 	uint32_t other = 0;
@@ -123,7 +123,7 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-static void test_wait(void)
+TEST(wait)
 {
 	struct timespec ts;
 	struct sigaction sa;
@@ -209,7 +209,7 @@ static void test_wait(void)
 
 /* ---- arm ---- */
 
-static void test_arm(void)
+TEST(arm)
 {
 	struct pollfs_event ev, *sev;
 	uint32_t other = 5;
@@ -279,8 +279,5 @@ static void test_arm(void)
 
 int main(void)
 {
-	test_state();
-	test_wait();
-	test_arm();
-	return PT_PASS;
+	return pt_run_tests();
 }

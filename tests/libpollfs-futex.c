@@ -39,7 +39,7 @@ static bool untouched(const struct pollfs_futex_event *r)
 
 /* ---- creation ---- */
 
-static void test_create(void)
+TEST(create)
 {
 	struct pollfs_futex_event r[2];
 	int fd;
@@ -65,7 +65,7 @@ static void test_create(void)
 
 /* ---- one record ---- */
 
-static void test_arm(void)
+TEST(arm)
 {
 	struct pollfs_futex_event r[3];
 	int fd;
@@ -151,7 +151,7 @@ static void *reader(void *unused)
 	return (void *)(intptr_t)pollfs_futex_read(reader_fd, reader_rec, 2);
 }
 
-static void test_blocking_read(void)
+TEST(blocking_read)
 {
 	pthread_t th;
 	void *ret;
@@ -174,7 +174,7 @@ static void test_blocking_read(void)
 
 /* ---- a vector ---- */
 
-static void test_armv(void)
+TEST(armv)
 {
 	struct pollfs_futex_event ev[POLLFS_FUTEX_WAITV_MAX + 1], r[4];
 	static uint32_t many[POLLFS_FUTEX_WAITV_MAX + 1];
@@ -261,7 +261,7 @@ static int wake_shared(void *arg)
 	return fx_wake(word, INT_MAX, FX_SHARED) == 1 ? PT_PASS : PT_FAIL;
 }
 
-static void test_shared(void)
+TEST(shared)
 {
 	struct pollfs_futex_event r[2];
 	uint32_t *shm;
@@ -283,7 +283,7 @@ static void test_shared(void)
 
 /* ---- errors ---- */
 
-static void test_errors(void)
+TEST(errors)
 {
 	struct pollfs_futex_event ev[2], r[2];
 	char *page;
@@ -346,11 +346,5 @@ static void test_errors(void)
 
 int main(void)
 {
-	test_create();
-	test_arm();
-	test_blocking_read();
-	test_armv();
-	test_shared();
-	test_errors();
-	return PT_PASS;
+	return pt_run_tests();
 }

@@ -94,7 +94,7 @@ static void join_sleeper(struct sleeper *s, int ret)
 
 /* ---- init, post, trywait ---- */
 
-static void test_counting(void)
+TEST(counting)
 {
 	struct pollfs_sem sem;
 
@@ -147,7 +147,7 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-static void test_wait(void)
+TEST(wait)
 {
 	struct sleeper s[MAX_SLEEPERS];
 	struct pollfs_sem sem;
@@ -234,7 +234,7 @@ static void test_wait(void)
 
 /* ---- descriptors ---- */
 
-static void test_fd(void)
+TEST(fd)
 {
 	struct sleeper s[1];
 	struct pollfs_sem sem;
@@ -334,7 +334,7 @@ static void swallow(struct pollfs_sem *sem, int fd, struct sleeper *s)
 	CHECK_EQ(sem->count, 1);
 }
 
-static void test_cancel(void)
+TEST(cancel)
 {
 	struct sleeper s[1];
 	struct pollfs_sem sem;
@@ -446,7 +446,7 @@ static void *run_child_cancels(void *unused)
 					      3 * PT_WAIT_MS);
 }
 
-static void test_shared(void)
+TEST(shared)
 {
 	struct sleeper s[1];
 	pthread_t th;
@@ -500,10 +500,5 @@ static void test_shared(void)
 
 int main(void)
 {
-	test_counting();
-	test_wait();
-	test_fd();
-	test_cancel();
-	test_shared();
-	return PT_PASS;
+	return pt_run_tests();
 }

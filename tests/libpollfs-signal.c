@@ -82,7 +82,7 @@ static void check_sent(const struct pollfs_siginfo *si, int sig, int code)
 
 /* ---- the sigset_t conversion ---- */
 
-static void test_conversion(void)
+TEST(conversion)
 {
 	const int some[] = { SIGUSR1, SIGRTMIN, SIGRTMIN + 3, SIGRTMAX,
 			     SIGKILL, SIGSTOP };
@@ -143,7 +143,7 @@ static void test_conversion(void)
 
 /* ---- flags ---- */
 
-static void test_flags(void)
+TEST(flags)
 {
 	sigset_t set;
 	int fd;
@@ -177,7 +177,7 @@ static void test_flags(void)
 
 /* ---- reading ---- */
 
-static void test_read(void)
+TEST(read)
 {
 	const int sigs[] = { SIGUSR1, SIGRTMIN, SIGRTMIN + 3, SIGRTMAX };
 	struct pollfs_siginfo info[8];
@@ -263,7 +263,7 @@ static void start_reader(pthread_t *th)
 	fx_wait_sleeping(atomic_load(&reader_tid), SYS_read);
 }
 
-static void test_blocking(void)
+TEST(blocking)
 {
 	pthread_t th;
 	sigset_t set;
@@ -296,7 +296,7 @@ static void test_blocking(void)
 
 /* ---- errors ---- */
 
-static void test_errors(void)
+TEST(errors)
 {
 	struct pollfs_siginfo info[2];
 	struct itimerspec its = { .it_value = { .tv_nsec = 1000000 } };
@@ -353,10 +353,5 @@ int main(void)
 				    SIGRTMAX }, 5);
 	CHECK_EQ(sigprocmask(SIG_BLOCK, &set, NULL), 0);
 
-	test_conversion();
-	test_flags();
-	test_read();
-	test_blocking();
-	test_errors();
-	return PT_PASS;
+	return pt_run_tests();
 }

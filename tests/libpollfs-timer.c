@@ -77,7 +77,7 @@ static int64_t wait_expiry(int fd)
 
 /* ---- creation ---- */
 
-static void test_create(void)
+TEST(create)
 {
 	struct pollfs_timer_event ev;
 	int fd;
@@ -107,7 +107,7 @@ static void test_create(void)
 
 /* ---- the itimerspec and the clock, relative ---- */
 
-static void test_relative(void)
+TEST(relative)
 {
 	struct pollfs_timer_event ev;
 	struct itimerspec its;
@@ -185,7 +185,7 @@ static void test_relative(void)
 
 /* ---- POLLFS_TIMER_ABSTIME ---- */
 
-static void test_abstime(void)
+TEST(abstime)
 {
 	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
 					    CLOCK_BOOTTIME };
@@ -245,7 +245,7 @@ static void test_abstime(void)
 
 /* ---- disarming ---- */
 
-static void test_disarm(void)
+TEST(disarm)
 {
 	struct pollfs_timer_event ev;
 	struct itimerspec zero, its;
@@ -283,7 +283,7 @@ static void test_disarm(void)
 
 /* ---- reading ---- */
 
-static void test_read(void)
+TEST(read)
 {
 	struct pollfs_timer_event ev;
 	struct itimerspec its = its_ns(MS(50), 0);
@@ -338,7 +338,7 @@ static int arm_as_nobody(void *arg)
 	return PT_PASS;
 }
 
-static void test_arm_errors(void)
+TEST(arm_errors)
 {
 	struct pollfs_timer_event ev;
 	struct itimerspec its, bad;
@@ -396,11 +396,5 @@ static void test_arm_errors(void)
 
 int main(void)
 {
-	test_create();
-	test_relative();
-	test_abstime();
-	test_disarm();
-	test_read();
-	test_arm_errors();
-	return PT_PASS;
+	return pt_run_tests();
 }

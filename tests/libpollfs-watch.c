@@ -15,7 +15,7 @@
 
 PT_BUDGET(60);
 
-static void watch_counts_every_wake(void)
+TEST(watch_counts_every_wake)
 {
 	struct pollfs_futex_event rec[4];
 	uint32_t word = 5;
@@ -46,7 +46,7 @@ static void watch_counts_every_wake(void)
 	close(fd);
 }
 
-static void disarm_drops_a_woken_record(void)
+TEST(disarm_drops_a_woken_record)
 {
 	struct pollfs_futex_event rec;
 	uint32_t word = 0;
@@ -64,7 +64,7 @@ static void disarm_drops_a_woken_record(void)
 }
 
 /* The semaphore's cancel disarms: the object is no waiter afterwards. */
-static void sem_cancel_disarms(void)
+TEST(sem_cancel_disarms)
 {
 	struct pollfs_sem sem;
 	int fd;
@@ -80,7 +80,7 @@ static void sem_cancel_disarms(void)
 	close(fd);
 }
 
-static void timer_get_consumes_nothing(void)
+TEST(timer_get_consumes_nothing)
 {
 	struct itimerspec its = {
 		.it_value = { .tv_nsec = 20 * 1000 * 1000 },
@@ -123,9 +123,5 @@ static void timer_get_consumes_nothing(void)
 
 int main(void)
 {
-	watch_counts_every_wake();
-	disarm_drops_a_woken_record();
-	sem_cancel_disarms();
-	timer_get_consumes_nothing();
-	return PT_PASS;
+	return pt_run_tests();
 }

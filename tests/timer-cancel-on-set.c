@@ -270,23 +270,52 @@ static void woken(clockid_t clk)
 	CHECK_SYS(close(t));
 }
 
+TEST(realtime_steps)
+{
+	steps(CLOCK_REALTIME);
+}
+
+TEST(realtime_stays_armed)
+{
+	stays_armed(CLOCK_REALTIME);
+}
+
+TEST(realtime_woken)
+{
+	woken(CLOCK_REALTIME);
+}
+
+static void need_alarm(void)
+{
+	if (!tmr_have_alarm())
+		pt_skip("no CLOCK_REALTIME_ALARM here");
+}
+
+TEST(realtime_alarm_steps)
+{
+	need_alarm();
+	steps(CLOCK_REALTIME_ALARM);
+}
+
+TEST(realtime_alarm_stays_armed)
+{
+	need_alarm();
+	stays_armed(CLOCK_REALTIME_ALARM);
+}
+
+TEST(realtime_alarm_woken)
+{
+	need_alarm();
+	woken(CLOCK_REALTIME_ALARM);
+}
+
 int main(void)
 {
+	int r;
+
 	pt_require_root();
 	tmr_real_save();
-
-	pt_diag("CLOCK_REALTIME");
-	steps(CLOCK_REALTIME);
-	stays_armed(CLOCK_REALTIME);
-	woken(CLOCK_REALTIME);
-	if (tmr_have_alarm()) {
-		pt_diag("CLOCK_REALTIME_ALARM");
-		steps(CLOCK_REALTIME_ALARM);
-		stays_armed(CLOCK_REALTIME_ALARM);
-		woken(CLOCK_REALTIME_ALARM);
-	} else {
-		pt_diag("no CLOCK_REALTIME_ALARM here");
-	}
+	r = pt_run_tests();
 	tmr_real_restore();
-	return PT_PASS;
+	return r;
 }

@@ -6,6 +6,8 @@
 #include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -67,11 +69,23 @@ void pt_fail_at(const char *file, int line, const char *fmt, ...)
 	_exit(PT_FAIL);
 }
 
+/* Where a behaviour of pt_run_tests() leaves why it skipped, for the
+ * parent's TAP line: memory shared with it. */
+#define SKIP_REASON_MAX	256
+static char *skip_reason;
+
 void pt_skip(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
+	if (skip_reason) {
+		va_list copy;
+
+		va_copy(copy, ap);
+		vsnprintf(skip_reason, SKIP_REASON_MAX, fmt, copy);
+		va_end(copy);
+	}
 	emit("", fmt, ap);
 	va_end(ap);
 	_exit(PT_SKIP);
@@ -136,6 +150,109 @@ void pt_watchdog(unsigned int seconds)
 		FAIL("sigaction(SIGALRM): %s", strerror(errno));
 	watchdog_seconds = seconds;
 	alarm(seconds);
+}
+
+/* ---- several behaviours in one program ---- */
+
+#define MAX_TESTS	128
+
+static struct {
+	char name[64];
+	void (*fn)(void);
+} tests[MAX_TESTS];
+static unsigned int ntests;
+
+/* One line, in one write(), as emit() does. */
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDOUT_FILENO, buf, (size_t)n) < 0)
+		_exit(PT_FAIL);
+}
+
+void pt_add_test(const char *name, void (*fn)(void))
+{
+	if (ntests == MAX_TESTS)
+		FAIL("more than %d TEST()s", MAX_TESTS);
+	snprintf(tests[ntests].name, sizeof(tests[ntests].name), "%s", name);
+	for (char *p = tests[ntests].name; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	tests[ntests++].fn = fn;
+}
+
+/* Runs test i in a child; its exit status, PT_FAIL if it did not exit. */
+static int run_test(unsigned int i)
+{
+	int status;
+	pid_t pid;
+
+	skip_reason[0] = 0;
+	pid = fork();
+	if (pid < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* gone with the program, should its watchdog end it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		tests[i].fn();
+		_exit(PT_PASS);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			FAIL("waitpid: %s", strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	out("# %s: killed by signal %d", tests[i].name, WTERMSIG(status));
+	return PT_FAIL;
+}
+
+int pt_run_tests(void)
+{
+	unsigned int pass = 0, fail = 0, skip = 0;
+
+	skip_reason = mmap(NULL, SKIP_REASON_MAX, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (skip_reason == MAP_FAILED)
+		FAIL("mmap: %s", strerror(errno));
+	out("TAP version 13");
+	out("1..%u", ntests);
+	for (unsigned int i = 0; i < ntests; i++) {
+		switch (run_test(i)) {
+		case PT_PASS:
+			out("ok %u %s", i + 1, tests[i].name);
+			pass++;
+			break;
+		case PT_SKIP:
+			for (char *p = skip_reason; *p; p++)
+				if (*p == '\n')
+					*p = ' ';
+			out("ok %u %s # SKIP %s", i + 1, tests[i].name,
+			    skip_reason[0] ? skip_reason : "no reason given");
+			skip++;
+			break;
+		default:
+			out("not ok %u %s", i + 1, tests[i].name);
+			fail++;
+			break;
+		}
+	}
+	out("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0",
+	    pass, fail, skip);
+	if (fail)
+		return PT_FAIL;
+	return skip == ntests ? PT_SKIP : PT_PASS;
 }
 
 /* ---- time ---- */

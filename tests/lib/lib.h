@@ -5,8 +5,9 @@
  * Every test is a standalone program: exit 0 = pass, 1 = fail, 4 = skip.
  * Diagnostics are lines starting with "# ".  A failed check prints where it
  * failed, what it checked and what it saw, then ends the process with 1.
- * Every test declares its time budget (PT_BUDGET).  Include this header
- * first: it defines _GNU_SOURCE.
+ * Every test declares its time budget (PT_BUDGET); a program that checks
+ * several behaviours makes each one a TEST, reported on a TAP line of its
+ * own.  Include this header first: it defines _GNU_SOURCE.
  *
  * What works on any pollfs fd is here; the helpers of one kind of object
  * are in its own header (timer.h, futex.h, signal.h, aio.h), which
@@ -154,6 +155,30 @@ bool pt_kernel_rt(void);
 			   "with errno %d (%s)", #expr, #err, r_, e_,	\
 			   strerror(e_));				\
 } while (0)
+
+/*
+ * ---- several behaviours in one program ----
+ * TEST(name) { ... }, at file scope, is one behaviour of a program that
+ * checks several; main() calls pt_run_tests() (after whatever setup all
+ * of them share) and returns what it returns.  Each behaviour runs in a
+ * forked child of its own, in the order of the source, and is reported
+ * as a TAP line of its own: "ok 3 name", "not ok 3 name", or "ok 3 name
+ * # SKIP reason" (pt_skip); a failing check ends its behaviour only, not
+ * the ones after it.  The program's output is a TAP document of its
+ * own, ended by kselftest's "# Totals:" line, which tests/run nests
+ * under the program's result line.  The name is the identifier, with
+ * '-' for '_'.  pt_run_tests() returns PT_FAIL when a behaviour failed,
+ * PT_SKIP when all of them skipped, PT_PASS otherwise.
+ */
+#define TEST(name)							\
+	static void pt_test_##name(void);				\
+	__attribute__((constructor)) static void pt_add_##name(void)	\
+	{								\
+		pt_add_test(#name, pt_test_##name);			\
+	}								\
+	static void pt_test_##name(void)
+void pt_add_test(const char *name, void (*fn)(void));
+int pt_run_tests(void);
 
 /* ---- time ---- */
 int64_t pt_now(clockid_t clk);
