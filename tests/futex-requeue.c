@@ -125,19 +125,41 @@ static void run(uint32_t *a, uint32_t *b, uint32_t *c)
 	CHECK_SYS(close(f1));
 }
 
-int main(void)
+static uint32_t *shared_pages(void)
+{
+	uint32_t *shm = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(shm != MAP_FAILED);
+	return shm;
+}
+
+TEST(private)
 {
 	static uint32_t pa, pb, pc;
-	uint32_t *shm;
 
-	shm = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(shm != MAP_FAILED);
 	wflags = FX_PRIVATE;
 	run(&pa, &pb, &pc);
+}
+
+/* Shared anonymous memory: words on three pages, then on one. */
+TEST(shared_three_pages)
+{
+	uint32_t *shm = shared_pages();
+
 	wflags = FX_SHARED;
 	run(&shm[0], &shm[1024], &shm[2048 + 1]);
+}
+
+TEST(shared_one_page)
+{
+	uint32_t *shm = shared_pages();
+
+	wflags = FX_SHARED;
 	run(&shm[4], &shm[5], &shm[6]);
-	CHECK_SYS(munmap(shm, 3 * 4096));
-	return PT_PASS;
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }

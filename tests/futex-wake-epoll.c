@@ -49,16 +49,10 @@ static void *epoll_waiter(void *unused)
 	return (void *)(intptr_t)wait_one(ep_shared, 3 * PT_WAIT_MS);
 }
 
-int main(void)
+TEST(level_triggered)
 {
-	struct epoll_event e;
-	pthread_t th;
-	void *ret;
-	int fd, ep;
+	int fd = fx_new(POLLFS_NONBLOCK), ep;
 
-	fd = fx_new(POLLFS_NONBLOCK);
-
-	/* level-triggered */
 	ep = new_ep(fd, EPOLLIN);
 	CHECK_EQ(wait_one(ep, 0), 0);
 	fx_arm(fd, &word, 5, FX_PRIVATE);
@@ -69,8 +63,14 @@ int main(void)
 	fx_expect_rec(fd, &word, 5, FX_PRIVATE);
 	CHECK_EQ(wait_one(ep, 50), 0);
 	CHECK_SYS(close(ep));
+	CHECK_SYS(close(fd));
+}
 
-	/* edge-triggered: one report per wake */
+/* One report per wake; the next arm and wake is a new edge. */
+TEST(edge_triggered)
+{
+	int fd = fx_new(POLLFS_NONBLOCK), ep;
+
 	ep = new_ep(fd, EPOLLIN | EPOLLET);
 	fx_arm(fd, &word, 5, FX_SHARED);
 	CHECK_EQ(wait_one(ep, 50), 0);
@@ -80,7 +80,6 @@ int main(void)
 	fx_expect_ready(fd);
 	fx_expect_rec(fd, &word, 5, FX_SHARED);
 	CHECK_EQ(wait_one(ep, 0), 0);
-	/* the next arm and wake is a new edge */
 	fx_arm(fd, &word, 5, FX_PRIVATE);
 	CHECK_EQ(wait_one(ep, 0), 0);
 	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
@@ -88,8 +87,15 @@ int main(void)
 	CHECK_EQ(wait_one(ep, 0), 0);
 	fx_expect_rec(fd, &word, 5, FX_PRIVATE);
 	CHECK_SYS(close(ep));
+	CHECK_SYS(close(fd));
+}
 
-	/* one-shot: reported once, again after EPOLL_CTL_MOD */
+/* Reported once, again after EPOLL_CTL_MOD. */
+TEST(oneshot)
+{
+	struct epoll_event e;
+	int fd = fx_new(POLLFS_NONBLOCK), ep;
+
 	ep = new_ep(fd, EPOLLIN | EPOLLONESHOT);
 	fx_arm(fd, &word, 5, FX_PRIVATE);
 	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
@@ -103,8 +109,17 @@ int main(void)
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &e));
 	CHECK_EQ(wait_one(ep, 0), 0);
 	CHECK_SYS(close(ep));
+	CHECK_SYS(close(fd));
+}
 
-	/* a thread asleep in epoll_wait() is woken by the FUTEX_WAKE */
+/* A thread asleep in epoll_wait() is woken by the FUTEX_WAKE, level,
+ * edge or one-shot. */
+TEST(sleeper_woken)
+{
+	pthread_t th;
+	void *ret;
+	int fd = fx_new(POLLFS_NONBLOCK);
+
 	for (int i = 0; i < 3; i++) {
 		uint32_t events = i == 0 ? EPOLLIN :
 				  i == 1 ? EPOLLIN | EPOLLET :
@@ -123,7 +138,10 @@ int main(void)
 		fx_expect_rec(fd, &word, 5, FX_PRIVATE);
 		CHECK_SYS(close(ep_shared));
 	}
-
 	CHECK_SYS(close(fd));
-	return PT_PASS;
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }
