@@ -133,7 +133,9 @@ endif
 kernel-setup:
 	vm/setup --host
 else
+# A fresh clone has no guest kernel yet: say so in one line.
 module:
+	@[ -r '$(BTF)' ] || { echo "make: no kernel BTF at $(BTF) yet: run 'make host-setup' (or 'make check', which does it) first, or give KDIR= and BTF=" >&2; exit 2; }
 	$(KBUILD) modules
 endif
 
