@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Sourced by the vm/ scripts that run on the host, so that they report,
 # install packages and read the table of kernels the same way.
@@ -32,29 +33,53 @@ install_packages()
 		--no-install-recommends "${missing[@]}"
 }
 
-KERNELS_TABLE=$(dirname "${BASH_SOURCE[0]}")/kernels
+# vm/kernels, beside this file (sourced by a path, never from its own
+# directory by a bare name).
+KERNELS_TABLE=${BASH_SOURCE[0]%/*}/kernels
 
-# kernel_entry NAME: print NAME's HOW and PACKAGE from vm/kernels (HOW:
-# host, fetch or chroot); an empty NAME is the default kernel, the one
-# whose HOW is host.  Fails, printing nothing, for a name not listed.
+# kernel_table: vm/kernels' rows, without comments and empty lines.
+# Fails, naming the line, on a row that is not six fields.
+kernel_table()
+{
+	awk '!/^#/ && NF {
+		if (NF != 6) {
+			printf "%s:%d: not NAME HOW SUITE PACKAGE SCALE CI\n",
+				FILENAME, FNR >"/dev/stderr"
+			bad = 1
+			exit
+		}
+		$1 = $1
+		print
+	} END { exit bad }' "$KERNELS_TABLE"
+}
+
+# kernel_load NAME: NAME's row of vm/kernels into kernel_name (empty for
+# the default kernel, the one whose HOW is host, which an empty NAME
+# also means), kernel_how, kernel_suite, kernel_package, kernel_scale
+# and kernel_ci, and kernel_tree, where vm/setup keeps it below the top
+# directory: build/kernel for the default, else build/kernel-NAME.
+# Fails for a name not listed, with the reason in kernel_error.
+# shellcheck disable=SC2034 # for the scripts that source this file
+kernel_load()
+{
+	local row names
+
+	row=$(kernel_table | awk -v k="$1" \
+		'(k == "" && $2 == "host") || $1 == k { print; exit }') || row=
+	if [[ ! $row ]]; then
+		names=$(kernel_table | awk '{ printf "%s%s", sep, $1; sep = ", " }')
+		kernel_error="POLLFS_KERNEL=$1: not a kernel the harness knows ($names; vm/kernels)"
+		return 1
+	fi
+	read -r kernel_name kernel_how kernel_suite kernel_package \
+		kernel_scale kernel_ci <<<"$row"
+	[[ $kernel_how == host ]] && kernel_name=
+	kernel_tree=build/kernel${kernel_name:+-$kernel_name}
+}
+
+# kernel_entry NAME: NAME's HOW and PACKAGE, for tests/deb; fails,
+# printing nothing, for a name not listed.
 kernel_entry()
 {
-	awk -v k="$1" '!/^#/ && NF &&
-		((k == "" && $2 == "host") || $1 == k) { print $2, $3; found = 1; exit }
-		END { exit !found }' "$KERNELS_TABLE"
-}
-
-# kernel_time_scale NAME: NAME's SCALE in vm/kernels, 1 if none.
-kernel_time_scale()
-{
-	awk -v k="$1" '!/^#/ && NF &&
-		((k == "" && $2 == "host") || $1 == k) { s = $4 }
-		END { print s ? s : 1 }' "$KERNELS_TABLE"
-}
-
-# The names of vm/kernels, for messages: "6.1, 6.12, ...".
-kernel_names()
-{
-	awk '!/^#/ && NF { printf "%s%s", sep, $1; sep = ", " } END { print "" }' \
-		"$KERNELS_TABLE"
+	kernel_load "$1" && echo "$kernel_how $kernel_package"
 }
