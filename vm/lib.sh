@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Sourced by the vm/ scripts that run on the host, so that they report,
-# install packages and read the table of kernels the same way.
+# Sourced by the vm/ scripts that run on the host and by the guest's
+# init (vm/run puts it at /pollfs/lib.sh), so that they report, install
+# packages, read the table of kernels and the list of kernel messages
+# that fail a run the same way.
 
 say() { echo "vm: $*"; }
 
@@ -82,4 +84,26 @@ kernel_load()
 kernel_entry()
 {
 	kernel_load "$1" && echo "$kernel_how $kernel_package"
+}
+
+# kmsg_bad_pattern FILE: the kernel messages that fail a run, the lines
+# of vm/kmsg-bad (FILE: it, or the guest's copy) joined into one
+# extended regular expression.  The one reader of that list: vm/run
+# (on the console log), the guest's init (on its dmesg) and tests/run
+# (on each test's share of it) source this file.  Fails, printing
+# nothing, when FILE is missing or its pattern would check nothing: an
+# empty one matches every message, one grep -E cannot read none.
+kmsg_bad_pattern()
+{
+	local line pattern='' rc=0
+
+	[[ -r $1 ]] || return 1
+	while IFS= read -r line || [[ $line ]]; do
+		if [[ $line && $line != '#'* ]]; then
+			pattern+=${pattern:+|}$line
+		fi
+	done <"$1"
+	grep -qE "$pattern" <<<'' 2>/dev/null || rc=$?
+	((rc == 1)) || return 1
+	echo "$pattern"
 }
