@@ -17,32 +17,24 @@
 # make deb        the Debian packages pollfs-dkms, libpollfs1, libpollfs-dev
 # make check-deb  install them in the guest with dpkg, DKMS builds the module
 #
-# The module is built for the guest kernel: the one whose headers the
-# linux-headers-amd64 package installed (vm/setup installs it), with the
-# private layouts read from that kernel's BTF.  Override KDIR and BTF to
-# build for another kernel.
-#
-# KERNEL=6.12 (make all, module, check, run, shell, fuzz, bench): Debian
-# 12's 6.12 kernel instead (linux-image-6.12-amd64 from bookworm-security),
-# which vm/setup fetches with its headers into build/kernel-6.12, never
-# onto the host.  The module is built against those headers and that
-# kernel's BTF out of this tree, in build/module-6.12/, so ./pollfs.ko
-# stays the 6.1 one; POLLFS_KERNEL=6.12 is exported to vm/setup, vm/run
-# and vm/kernel-version, which boot that kernel with that module.  KERNEL
-# defaults to $POLLFS_KERNEL; none, or 6.1: the default kernel.
-#
-# KERNEL=6.1-rt: Debian 12's PREEMPT_RT flavour of 6.1
-# (linux-image-rt-amd64 from bookworm-security), fetched and built for
-# as 6.12 is, into build/kernel-6.1-rt and build/module-6.1-rt/.  On
-# demand, not in CI.
-#
-# KERNEL=7.3: trixie-backports' 7.3, whose kbuild needs Debian 13's
-# compiler and libraries: vm/setup makes build/kernel-7.3 a Debian 13
-# build root with the headers installed, and the module is built in it
-# (chroot, with a /proc of its own in a private mount namespace; root
-# only), then copied to build/module-7.3/.
-#
-# The kernels and how each is had are the table vm/kernels.
+# The module is built for the guest kernel, KERNEL=NAME, a kernel of the
+# table vm/kernels (make all, module, check, run, shell, fuzz, bench;
+# KERNEL defaults to $POLLFS_KERNEL; none: the default kernel), against
+# its headers and with the private layouts read from its BTF.  Its image,
+# headers and vmlinux are fetched into build/ the first time (vm/setup
+# --host), never onto the host, except for the default kernel's headers,
+# which its metapackage installs there.  How, and where the module is
+# built, vm/kernels' HOW says:
+#   host    the default kernel: in this tree, ./pollfs.ko;
+#   fetch   out of this tree, in build/module-NAME/;
+#   chroot  its kbuild needs another Debian release's compiler and
+#           libraries: build/kernel-NAME is a build root of that
+#           release, the module is built in it (chroot, with a /proc of
+#           its own in a private mount namespace; root only), then
+#           copied to build/module-NAME/.
+# POLLFS_KERNEL=NAME is exported to vm/setup, vm/run and
+# vm/kernel-version, which boot that kernel with that module.  Override
+# KDIR and BTF to build for a kernel of your own.
 #
 # make check-preempt (KERNEL= as above): the suite with the guest booted
 # preempt=full, or preempt=lazy on a kernel that has the lazy model but
@@ -54,16 +46,18 @@
 # there it is make check.
 
 KERNEL ?= $(POLLFS_KERNEL)
-# host (the default kernel), fetch or chroot: vm/kernels' HOW.
 KERNEL_HOW := $(shell POLLFS_KERNEL='$(KERNEL)' vm/kernel-version --how)
 ifeq ($(KERNEL_HOW),)
 $(error KERNEL=$(KERNEL): not a kernel of vm/kernels)
 endif
-ifneq ($(KERNEL_HOW),host)
+# Where vm/setup keeps it.
+KTREE := $(CURDIR)/$(shell POLLFS_KERNEL='$(KERNEL)' vm/kernel-version --tree)
+ifeq ($(KERNEL_HOW),host)
+unexport POLLFS_KERNEL
+KDIR ?= /lib/modules/$(KVER)/build
+BTF ?= $(KTREE)/vmlinux
+else
 export POLLFS_KERNEL := $(KERNEL)
-KTREE = $(CURDIR)/build/kernel-$(KERNEL)
-# Known once `vm/setup --host` (the module's prerequisite) has fetched it.
-KVER ?= $(shell POLLFS_KERNEL=$(KERNEL) vm/kernel-version 2>/dev/null)
 MODULE_OUT = $(CURDIR)/build/module-$(KERNEL)
 ifeq ($(KERNEL_HOW),chroot)
 BUILD_ROOT = $(KTREE)
@@ -74,13 +68,10 @@ else
 KDIR ?= $(KTREE)/usr/src/linux-headers-$(KVER)
 BTF ?= $(KTREE)/vmlinux
 endif
-else
-unexport POLLFS_KERNEL
 endif
-
-KVER ?= $(shell vm/kernel-version 2>/dev/null)
-KDIR ?= /lib/modules/$(KVER)/build
-BTF ?= $(CURDIR)/build/kernel/vmlinux
+# Known once kernel-setup (the module's prerequisite) has fetched it:
+# expanded only when a recipe runs.
+KVER ?= $(shell POLLFS_KERNEL='$(KERNEL)' vm/kernel-version 2>/dev/null)
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -107,37 +98,41 @@ KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(BTF),POLLFS_BTF=$(BTF))
 MODULE_SCRIPTS = module/gen-btf-header module/btf-path module/extract-vmlinux
 MODULE_FILES = $(wildcard module/*.c module/*.h module/*.list) $(MODULE_SCRIPTS)
 
-ifdef MODULE_OUT
-# Another kernel's module: built out of this tree, from copies of the
-# sources (cp -a keeps their times: only what changed is rebuilt), as
-# make check-debug does.
+# $(call staged-module,DIR,KDIR,BTF,ARGS,ROOT): the module built out of
+# this tree, from copies of its sources in DIR (cp -a keeps their times:
+# only what changed is rebuilt), against the headers in KDIR and the BTF
+# in BTF, with kbuild's ARGS; in the build root ROOT if one is given,
+# DIR, KDIR and BTF then being paths inside it (chroot, with a /proc of
+# its own in a private mount namespace).  The Kbuild file and include/
+# go with the sources.
+define staged-module
+	mkdir -p $(5)$(1)/module
+	cp -a Kbuild include $(5)$(1)/
+	cp -a $(MODULE_FILES) $(5)$(1)/module/
+	$(if $(5),unshare --mount --fork sh -ec 'mount -t proc proc $(5)/proc; \
+		exec env -u MAKEFLAGS -u MFLAGS chroot $(5) "$$@"' sh make,$(MAKE)) \
+		-C $(2) M=$(1) POLLFS_BTF=$(3) $(4) modules
+endef
+
 ifdef BUILD_ROOT
 module: kernel-setup
-	mkdir -p $(BUILD_ROOT)/pollfs/module $(MODULE_OUT)
-	cp -a Kbuild include $(BUILD_ROOT)/pollfs/
-	cp -a $(MODULE_FILES) $(BUILD_ROOT)/pollfs/module/
-	unshare --mount --fork sh -ec 'mount -t proc proc $(BUILD_ROOT)/proc; \
-		exec env -u MAKEFLAGS -u MFLAGS chroot $(BUILD_ROOT) \
-		make -C $(KDIR) M=/pollfs \
-		POLLFS_BTF=$(BTF) modules'
+	$(call staged-module,/pollfs,$(KDIR),$(BTF),,$(BUILD_ROOT))
+	mkdir -p $(MODULE_OUT)
 	cp $(BUILD_ROOT)/pollfs/pollfs.ko $(MODULE_OUT)/
+else ifdef MODULE_OUT
+module: kernel-setup
+	$(call staged-module,$(MODULE_OUT),$(KDIR),$(BTF))
 else
 module: kernel-setup
-	mkdir -p $(MODULE_OUT)/module
-	cp -a Kbuild include $(MODULE_OUT)/
-	cp -a $(MODULE_FILES) $(MODULE_OUT)/module/
-	$(MAKE) -C $(KDIR) M=$(MODULE_OUT) POLLFS_BTF=$(BTF) modules
-endif
-
-# The kernel's image, headers and vmlinux (cached).
-kernel-setup:
-	vm/setup --host
-else
-# A fresh clone has no guest kernel yet: say so in one line.
-module:
-	@[ -r '$(BTF)' ] || { echo "make: no kernel BTF at $(BTF) yet: run 'make host-setup' (or 'make check', which does it) first, or give KDIR= and BTF=" >&2; exit 2; }
 	$(KBUILD) modules
 endif
+
+# The kernel's image, headers and vmlinux, fetched once (vm/setup --host
+# says what it needs, if anything, to do so): only when the BTF the
+# build reads is the harness's, not for install-module's or one given.
+kernel-setup:
+	@$(if $(filter $(CURDIR)/build/%,$(BUILD_ROOT)$(BTF)), \
+		test -f $(BUILD_ROOT)$(BTF) || vm/setup --host,:)
 
 # The project's own build: a warning is an error (not in make install or
 # the Debian package build: userlib/Makefile says why).
@@ -173,20 +168,11 @@ DEBUG_TREE = $(CURDIR)/build/debug-kernel/linux
 DEBUG_MODULE = $(CURDIR)/build/debug-module
 DEBUG_TIME_SCALE ?= 4
 
-# $(call checking-module,TREE,OUT,ARGS): the module built out of this
-# tree against vm/debug-kernel's TREE, in OUT, with kbuild's ARGS.
-define checking-module
-	rm -rf $(2)
-	mkdir -p $(2)/module
-	cp -a Kbuild include $(2)/
-	cp -a $(MODULE_FILES) $(2)/module/
-	$(MAKE) -C $(1) M=$(2) POLLFS_BTF=$(1)/vmlinux $(3) modules
-endef
-
 check-debug: setup
 	vm/debug-kernel >/dev/null
 	$(MAKE) lib tests examples bench-build
-	$(call checking-module,$(DEBUG_TREE),$(DEBUG_MODULE))
+	rm -rf $(DEBUG_MODULE)
+	$(call staged-module,$(DEBUG_MODULE),$(DEBUG_TREE),$(DEBUG_TREE)/vmlinux)
 	POLLFS_KO=$(DEBUG_MODULE)/pollfs.ko POLLFS_VM_TREE=$(DEBUG_TREE) \
 		POLLFS_VM_TIMEOUT=5400 POLLFS_TIME_SCALE=$(DEBUG_TIME_SCALE) \
 		vm/check
@@ -202,7 +188,8 @@ RACE_MODULE = $(CURDIR)/build/race-module
 check-race: setup
 	vm/debug-kernel race >/dev/null
 	$(MAKE) lib tests examples bench-build
-	$(call checking-module,$(RACE_TREE),$(RACE_MODULE),POLLFS_GCOV=1)
+	rm -rf $(RACE_MODULE)
+	$(call staged-module,$(RACE_MODULE),$(RACE_TREE),$(RACE_TREE)/vmlinux,POLLFS_GCOV=1)
 	rm -rf build/coverage
 	POLLFS_KO=$(RACE_MODULE)/pollfs.ko POLLFS_VM_TREE=$(RACE_TREE) \
 		POLLFS_VM_KCSAN=sort POLLFS_GCOV_OUT=build/coverage/data \
