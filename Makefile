@@ -104,13 +104,14 @@ MODULE_FILES = $(wildcard module/*.c module/*.h module/*.list) $(MODULE_SCRIPTS)
 # in BTF, with kbuild's ARGS; in the build root ROOT if one is given,
 # DIR, KDIR and BTF then being paths inside it (chroot, with a /proc of
 # its own in a private mount namespace).  The Kbuild file and include/
-# go with the sources.
+# go with the sources.  "+": a make of ours, for -n and the jobserver;
+# not the build root's, which shares neither.
 define staged-module
 	mkdir -p $(5)$(1)/module
 	cp -a Kbuild include $(5)$(1)/
 	cp -a $(MODULE_FILES) $(5)$(1)/module/
 	$(if $(5),unshare --mount --fork sh -ec 'mount -t proc proc $(5)/proc; \
-		exec env -u MAKEFLAGS -u MFLAGS chroot $(5) "$$@"' sh make,$(MAKE)) \
+		exec env -u MAKEFLAGS -u MFLAGS chroot $(5) "$$@"' sh make,+$(MAKE)) \
 		-C $(2) M=$(1) POLLFS_BTF=$(3) $(4) modules
 endef
 
