@@ -116,10 +116,13 @@ define staged-module
 endef
 
 ifdef BUILD_ROOT
+# Staged under this tree's own path inside the build root, which every
+# clone of the project that shares the root then stages apart.
+ROOT_STAGE = /pollfs$(CURDIR)
 module: kernel-setup
-	$(call staged-module,/pollfs,$(KDIR),$(BTF),,$(BUILD_ROOT))
+	$(call staged-module,$(ROOT_STAGE),$(KDIR),$(BTF),,$(BUILD_ROOT))
 	mkdir -p $(MODULE_OUT)
-	cp $(BUILD_ROOT)/pollfs/pollfs.ko $(MODULE_OUT)/
+	cp $(BUILD_ROOT)$(ROOT_STAGE)/pollfs.ko $(MODULE_OUT)/
 else ifdef MODULE_OUT
 module: kernel-setup
 	$(call staged-module,$(MODULE_OUT),$(KDIR),$(BTF))
