@@ -256,7 +256,8 @@ check-dkms:
 	vm/setup --rootfs dkms
 	$(MAKE) lib tests
 	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf VERSION \
-		$(MODULE_FILES) $(DKMS_SCRIPTS) dkms/kernel-postinst include
+		$(MODULE_FILES) $(DKMS_SCRIPTS) dkms/kernel-postinst include \
+		vm/kernels vm/kernel-version vm/lib.sh
 	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
 		--add build/pollfs-src.tar --add tests/dkms/check -- /check
 
@@ -346,12 +347,12 @@ install-module: module
 # The DKMS source tree, DESTDIR/usr/src/pollfs-VERSION, and the kernel
 # hook that builds the module again when a kernel update changes its
 # BTF (dkms/kernel-postinst): what pollfs-dkms ships (debian/rules runs
-# this, dh_dkms adds dkms.conf) and make dkms-install installs.
+# this, dh_dkms adds build/dkms.conf) and make dkms-install installs.
 DKMS_SRC = $(DESTDIR)/usr/src/pollfs-$(VERSION)
 DKMS_SCRIPTS = dkms/build dkms/post-build dkms/btf-source dkms/btf-id
 DKMS_HOOK = $(DESTDIR)/etc/kernel/postinst.d/pollfs-dkms
 
-dkms-src:
+dkms-src: build/dkms.conf
 	install -d $(DKMS_SRC)/module $(DKMS_SRC)/dkms \
 		$(DKMS_SRC)/include/uapi/linux $(dir $(DKMS_HOOK))
 	install -m 0644 Kbuild VERSION $(DKMS_SRC)/
@@ -362,12 +363,18 @@ dkms-src:
 	install -m 0644 include/uapi/linux/pollfs.h $(DKMS_SRC)/include/uapi/linux/
 	install -m 0755 dkms/kernel-postinst $(DKMS_HOOK)
 
-# dkms.conf's version is written in here, as dh_dkms -V does.
-dkms-install:
+# dkms.conf with the kernels of vm/kernels' DKMS column written in; its
+# version is written in by dh_dkms -V, or by dkms-install.
+build/dkms.conf: dkms.conf vm/kernels vm/kernel-version vm/lib.sh
+	mkdir -p $(@D)
+	kernels=$$(vm/kernel-version --dkms | sed 's/[\/&]/\\&/g') && \
+		sed "s/#POLLFS_KERNELS#/$$kernels/" dkms.conf >$@
+
+dkms-install: build/dkms.conf
 	dkms remove pollfs/$(VERSION) --all >/dev/null 2>&1 || true
 	rm -rf $(DKMS_SRC)
 	$(MAKE) dkms-src
-	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+	sed 's/#MODULE_VERSION#/$(VERSION)/' build/dkms.conf >$(DKMS_SRC)/dkms.conf
 	dkms add pollfs/$(VERSION)
 	dkms install pollfs/$(VERSION) -k $(KVER)
 

@@ -40,12 +40,12 @@ install_packages()
 KERNELS_TABLE=${BASH_SOURCE[0]%/*}/kernels
 
 # kernel_table: vm/kernels' rows, without comments and empty lines.
-# Fails, naming the line, on a row that is not six fields.
+# Fails, naming the line, on a row that is not seven fields.
 kernel_table()
 {
 	awk '!/^#/ && NF {
-		if (NF != 6) {
-			printf "%s:%d: not NAME HOW SUITE PACKAGE SCALE CI\n",
+		if (NF != 7) {
+			printf "%s:%d: not NAME HOW SUITE PACKAGE SCALE CI DKMS\n",
 				FILENAME, FNR >"/dev/stderr"
 			bad = 1
 			exit
@@ -57,8 +57,8 @@ kernel_table()
 
 # kernel_load NAME: NAME's row of vm/kernels into kernel_name (empty for
 # the default kernel, the one whose HOW is host, which an empty NAME
-# also means), kernel_how, kernel_suite, kernel_package, kernel_scale
-# and kernel_ci, and kernel_tree, where vm/setup keeps it below the top
+# also means), kernel_how, kernel_suite, kernel_package, kernel_scale,
+# kernel_ci and kernel_dkms, and kernel_tree, where vm/setup keeps it below the top
 # directory: build/kernel for the default, else build/kernel-NAME.
 # Fails for a name not listed, with the reason in kernel_error.
 # shellcheck disable=SC2034 # for the scripts that source this file
@@ -74,7 +74,7 @@ kernel_load()
 		return 1
 	fi
 	read -r kernel_name kernel_how kernel_suite kernel_package \
-		kernel_scale kernel_ci <<<"$row"
+		kernel_scale kernel_ci kernel_dkms <<<"$row"
 	[[ $kernel_how == host ]] && kernel_name=
 	kernel_tree=build/kernel${kernel_name:+-$kernel_name}
 }
