@@ -35,6 +35,21 @@ install_packages()
 		--no-install-recommends "${missing[@]}"
 }
 
+# Debian's archive and its security suites.
+MIRROR=${POLLFS_MIRROR:-http://deb.debian.org/debian}
+SECURITY_MIRROR=${POLLFS_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+
+# suite_source SUITE: the apt source line of SUITE (bookworm-security,
+# trixie-backports...).
+suite_source()
+{
+	if [[ $1 == *-security ]]; then
+		echo "deb $SECURITY_MIRROR $1 main"
+	else
+		echo "deb $MIRROR $1 main"
+	fi
+}
+
 # vm/kernels, beside this file (sourced by a path, never from its own
 # directory by a bare name).
 KERNELS_TABLE=${BASH_SOURCE[0]%/*}/kernels
@@ -77,13 +92,6 @@ kernel_load()
 		kernel_scale kernel_ci kernel_dkms <<<"$row"
 	[[ $kernel_how == host ]] && kernel_name=
 	kernel_tree=build/kernel${kernel_name:+-$kernel_name}
-}
-
-# kernel_entry NAME: NAME's HOW and PACKAGE, for tests/deb; fails,
-# printing nothing, for a name not listed.
-kernel_entry()
-{
-	kernel_load "$1" && echo "$kernel_how $kernel_package"
 }
 
 # kmsg_bad_pattern FILE: the kernel messages that fail a run, the lines
