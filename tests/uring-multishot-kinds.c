@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One IORING_OP_READ_MULTISHOT with a ring of provided buffers streams
+ * the records of every kind, one completion per read, the request going
+ * on (IORING_CQE_F_MORE) with no new submission:
+ * - a periodic timer: one record per expiration read, the expirations
+ *   adding up to what the timer's period gives;
+ * - a watched futex object: each FUTEX_WAKE counts the object (the
+ *   multishot read re-armed it) and gives one record with the word's
+ *   value at the read;
+ * - a signal object: every queued signal once, in order, several per
+ *   completion when a buffer holds several records;
+ * - an AIO object: its read consumes nothing, so while completions wait
+ *   in the context's ring every read gives a record again, a completion
+ *   per buffer until the buffers run out, which ends the request
+ *   (ENOBUFS); nothing comes while the ring is empty.
+ * Linux 6.7 and later; skips where io_uring has no such op.
+ */
+#include "lib/aio.h"
+#include "lib/futex.h"
+#include "lib/signal.h"
+#include "lib/timer.h"
+#include "lib/mshot.h"
+
+PT_BUDGET(60);
+
+enum { READ_TAG = 1, CANCEL_TAG };
+
+/* Every behaviour runs in a process of its own, with a ring of its own. */
+static void setup(void)
+{
+	ut_init();
+	ms_require();
+}
+
+TEST(timer)
+{
+	const struct pollfs_timer_event *ev;
+	struct ms_bufs b;
+	struct ms_cqe c;
+	int fd = tmr_new(POLLFS_NONBLOCK), i;
+	uint64_t total = 0;
+	int64_t start, elapsed;
+
+	setup();
+	ms_bufs_init(&b, 1, 4, TMR_EVENT_SIZE, true);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(100);			/* disarmed: nothing */
+	start = pt_mono();
+	tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(20), MS(20));
+	for (i = 0; i < 12; i++) {
+		ev = ms_expect_data(&b, READ_TAG, TMR_EVENT_SIZE, 2000, &c);
+		CHECK_EQ(c.res, TMR_EVENT_SIZE);
+		CHECK(ev->expirations >= 1);
+		CHECK_EQ(pt_ts_ns(&ev->interval), MS(20));
+		total += ev->expirations;
+		ms_bufs_give(&b, c.bid);
+	}
+	elapsed = pt_mono() - start;
+	/* every expiration up to the last read, none twice */
+	CHECK_RANGE(total, 12, elapsed / MS(20));
+	ms_cancel_end(&b, READ_TAG, CANCEL_TAG, TMR_EVENT_SIZE);
+	tmr_disarm(fd);
+	CHECK_SYS(close(fd));
+	ms_bufs_free(&b);
+}
+
+TEST(futex)
+{
+	static uint32_t word;
+	const struct pollfs_futex_event *ev;
+	struct ms_bufs b;
+	struct ms_cqe c;
+	int fd = fx_new(POLLFS_NONBLOCK), i;
+
+	setup();
+	ms_bufs_init(&b, 2, 4, 4 * FX_REC, true);
+	fx_arm(fd, &word, 0, FX_WATCH);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(50);
+	for (i = 1; i <= 20; i++) {
+		__atomic_store_n(&word, i, __ATOMIC_RELEASE);
+		/* the read of the round before armed the object again */
+		CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
+		ev = ms_expect_data(&b, READ_TAG, FX_REC, 2000, &c);
+		CHECK_EQ(c.res, FX_REC);
+		fx_check_rec(ev, &word, i, FX_WATCH);
+		ms_bufs_give(&b, c.bid);
+	}
+	ms_none(50);
+	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, FX_REC), 0);
+	CHECK_SYS(close(fd));
+	ms_bufs_free(&b);
+}
+
+TEST(signal)
+{
+	const struct pollfs_siginfo *psi;
+	struct ms_bufs b;
+	struct ms_cqe c;
+	int sig = SIGRTMIN, fd, i, n, next = 0;
+
+	setup();
+	ps_block(ps_bit(sig));
+	fd = ps_signal(ps_bit(sig), POLLFS_NONBLOCK);
+	/*
+	 * Each read takes a buffer of its own, whatever it holds: room for
+	 * the burst below, read one signal at a time as they are queued.
+	 */
+	ms_bufs_init(&b, 3, 16, 4 * SIGINFO_SIZE, true);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(50);
+	/* one at a time, each its own completion */
+	for (; next < 5; next++) {
+		ps_queue_int(getpid(), sig, next);
+		psi = ms_expect_data(&b, READ_TAG, SIGINFO_SIZE, 2000, &c);
+		CHECK_EQ(c.res, SIGINFO_SIZE);
+		ps_check_sig(psi, sig, SI_QUEUE);
+		CHECK_EQ(psi->psi_int, next);
+		ms_bufs_give(&b, c.bid);
+	}
+	/*
+	 * Queued together while the read waits: the first completion may
+	 * come after the first signal, the rest in one buffer or more.
+	 */
+	for (i = 5; i < 15; i++)
+		ps_queue_int(getpid(), sig, i);
+	while (next < 15) {
+		psi = ms_expect_data(&b, READ_TAG, SIGINFO_SIZE, 2000, &c);
+		for (n = 0; n < c.res / SIGINFO_SIZE; n++, next++) {
+			ps_check_sig(&psi[n], sig, SI_QUEUE);
+			CHECK_EQ(psi[n].psi_int, next);
+		}
+		ms_bufs_give(&b, c.bid);
+	}
+	CHECK_EQ(next, 15);
+	ms_none(50);
+	CHECK(!ps_pending(sig));
+	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, SIGINFO_SIZE), 0);
+	CHECK_SYS(close(fd));
+	ps_unblock(ps_bit(sig));
+	ms_bufs_free(&b);
+}
+
+TEST(aio)
+{
+	const struct pollfs_aio_event *ev;
+	char path[] = "/tmp/uring-mshot-aio-XXXXXX", data[512];
+	struct io_event done[1];
+	aio_context_t ctx;
+	struct ms_bufs b;
+	struct ms_cqe c;
+	struct iocb cb;
+	int fd, file, i;
+
+	setup();
+	ctx = ax_setup(8);
+	file = CHECK_SYS(mkstemp(path));
+	CHECK_SYS(unlink(path));
+	memset(data, 'a', sizeof(data));
+	CHECK_EQ(write(file, data, sizeof(data)), (ssize_t)sizeof(data));
+	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	ms_bufs_init(&b, 4, 4, AX_EVENT_SIZE, true);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(100);			/* an empty ring: nothing */
+	ax_prep_pread(&cb, file, data, sizeof(data), 0, 7);
+	ax_submit1(ctx, &cb);
+	/* the completion unreaped: each read sees it, one per buffer */
+	for (i = 0; i < 4; i++) {
+		ev = ms_expect_data(&b, READ_TAG, AX_EVENT_SIZE, 2000, &c);
+		CHECK_EQ(c.res, AX_EVENT_SIZE);
+		CHECK_EQ(ev->ctx, ctx);
+		CHECK_EQ(ev->available, 1);
+	}
+	ms_next(&c, 2000);
+	ms_expect_end(&c, READ_TAG, -ENOBUFS);
+	ms_none(50);
+	/* reaped, the ring empty: a new multishot read waits */
+	CHECK_EQ(ax_reap(ctx, 1, 1, done, 1000), 1);
+	CHECK_EQ(done[0].data, 7);
+	CHECK_EQ(done[0].res, (int64_t)sizeof(data));
+	for (i = 0; i < 4; i++)
+		ms_bufs_give(&b, i);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(100);
+	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, AX_EVENT_SIZE), 0);
+	CHECK_SYS(close(fd));
+	CHECK_SYS(close(file));
+	ax_destroy(ctx);
+	ms_bufs_free(&b);
+}
+
+int main(void)
+{
+	return pt_run_tests();
+}
