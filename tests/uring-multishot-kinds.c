@@ -8,6 +8,9 @@
  * - a watched futex object: each FUTEX_WAKE counts the object (the
  *   multishot read re-armed it) and gives one record with the word's
  *   value at the read;
+ * - a one-shot futex object: the wake's record, then the read after it
+ *   fails as read(2) does on an unarmed object (EINVAL), which ends the
+ *   request;
  * - a signal object: every queued signal once, in order, several per
  *   completion when a buffer holds several records;
  * - an AIO object: its read consumes nothing, so while completions wait
@@ -89,6 +92,33 @@ TEST(futex)
 	}
 	ms_none(50);
 	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, FX_REC), 0);
+	CHECK_SYS(close(fd));
+	ms_bufs_free(&b);
+}
+
+TEST(futex_oneshot)
+{
+	static uint32_t word;
+	struct pollfs_futex_event fev;
+	const struct pollfs_futex_event *ev;
+	struct ms_bufs b;
+	struct ms_cqe c;
+	int fd = fx_new(POLLFS_NONBLOCK);
+
+	setup();
+	ms_bufs_init(&b, 5, 4, FX_REC, true);
+	fx_arm(fd, &word, 0, 0);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(50);
+	word = 1;
+	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
+	ev = ms_expect_data(&b, READ_TAG, FX_REC, 2000, &c);
+	CHECK_EQ(c.res, FX_REC);
+	fx_check_rec(ev, &word, 0, 0);
+	ms_next(&c, 2000);
+	ms_expect_end(&c, READ_TAG, -EINVAL);
+	CHECK_EQ(c.bid, -1);
+	CHECK_ERR(read(fd, &fev, sizeof(fev)), EINVAL);
 	CHECK_SYS(close(fd));
 	ms_bufs_free(&b);
 }
