@@ -26,7 +26,8 @@
  * streams: a waker thread on CPU 1 bumps a word and calls FUTEX_WAKE
  * every 100 us (10,000 per second); the consumer on CPU 0 takes what
  * completes: all the completions that are there without a syscall, and
- * one io_uring_enter (submit and wait) when there are none.  pollfs: a
+ * one io_uring_enter (submit and wait) when there are none, which for a
+ * multishot read waits for up to 16 completions or 1 ms.  pollfs: a
  * watched futex object read by one IORING_OP_READ_MULTISHOT with a
  * provided buffer ring (queued again only if it ends); io_uring: a
  * FUTEX_WAIT queued again per completion.  Timer: a periodic 100 us
