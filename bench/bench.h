@@ -100,6 +100,12 @@ struct wake_ops {
 	 * came within @timeout_ms.  NULL: epoll.
 	 */
 	bool (*wait)(void *arg, int timeout_ms);
+	/*
+	 * A helper thread of the method (bench-peers: the thread blocked in
+	 * FUTEX_WAIT that writes an eventfd), or 0: the waker also waits
+	 * until that thread sleeps before it fires.
+	 */
+	pid_t helper;
 };
 
 struct wake_result {

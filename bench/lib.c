@@ -430,7 +430,7 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 	char path[64];
 	pthread_t thread;
 	cpu_set_t saved;
-	int stat, i;
+	int stat, helper, i;
 
 	samples_clear(&res->lat);
 	if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
@@ -444,9 +444,20 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 	if (stat < 0)
 		die("open %s", path);
 
+	helper = -1;
+	if (ops->helper) {
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+			 ops->helper);
+		helper = open(path, O_RDONLY | O_CLOEXEC);
+		if (helper < 0)
+			die("open %s", path);
+	}
+
 	for (i = 0; i < n; i++) {
 		counter_wait(&run.ready, i + 1);
 		wait_asleep(stat);
+		if (helper >= 0)
+			wait_asleep(helper);
 		__atomic_store_n(&run.t0, now_ns(), __ATOMIC_RELEASE);
 		c = thread_cpu_ns();
 		ops->fire(ops->arg);
@@ -455,6 +466,8 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 	}
 	pthread_join(thread, NULL);
 	close(stat);
+	if (helper >= 0)
+		close(helper);
 	res->waker_cpu = (double)waker_cpu / n;
 	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 }
