@@ -5,6 +5,10 @@
  * unreaped, once more for each later completion or batch (submitted in
  * one io_submit, or completed together by one pipe write), and never for
  * a read or a reap, which add no completion.
+ *
+ * Two TESTs: the synchronous completions are one scenario whose steps
+ * build on each other (each step's count of available events is what
+ * the steps before it left unreaped); the pipe-driven batch is its own.
  */
 #include "lib/aio.h"
 
@@ -26,26 +30,49 @@ static int wait_one(int ep, int timeout_ms)
 
 enum { BATCH = 10 };
 
-int main(void)
+struct setup {
+	aio_context_t ctx;
+	int fd, file, ep;
+	struct iocb cbs[BATCH], *ptrs[BATCH];
+};
+
+static void setup(struct setup *st)
 {
 	static char data[64];
-	struct iocb cbs[BATCH], *ptrs[BATCH];
-	struct io_event ev[BATCH];
 	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
-	aio_context_t ctx;
-	int fd, file, ep, pfd[2];
 
-	ctx = ax_setup(64);
-	fd = ax_fd(ctx, POLLFS_NONBLOCK);
-	file = ax_tmpfile("/tmp", 0);
-	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+	st->ctx = ax_setup(64);
+	st->fd = ax_fd(st->ctx, POLLFS_NONBLOCK);
+	st->file = ax_tmpfile("/tmp", 0);
+	st->ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+	CHECK_SYS(epoll_ctl(st->ep, EPOLL_CTL_ADD, st->fd, &e));
 	for (int i = 0; i < BATCH; i++) {
-		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
-		ptrs[i] = &cbs[i];
+		ax_prep_pwrite(&st->cbs[i], st->file, data, sizeof(data), 0, i);
+		st->ptrs[i] = &st->cbs[i];
 	}
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(wait_one(st->ep, 0), 0);
+}
 
+static void teardown(struct setup *st)
+{
+	CHECK_SYS(close(st->ep));
+	CHECK_SYS(close(st->fd));
+	CHECK_SYS(close(st->file));
+	ax_destroy(st->ctx);
+}
+
+TEST(one_report_per_completion_batch)
+{
+	static struct setup st;
+	struct io_event ev[BATCH];
+	aio_context_t ctx;
+	int fd, ep;
+	struct iocb **ptrs = st.ptrs;
+
+	setup(&st);
+	ctx = st.ctx;
+	fd = st.fd;
+	ep = st.ep;
 	/* one completion: one report, however long it waits unreaped */
 	ax_submit(ctx, 1, ptrs);
 	CHECK_EQ(wait_one(ep, 0), 1);
@@ -83,6 +110,21 @@ int main(void)
 	CHECK_EQ(wait_one(ep, 100), 0);
 	CHECK_EQ(ax_reap(ctx, 1, BATCH, ev, 0), 1);
 
+	teardown(&st);
+}
+
+TEST(async_poll_batch_wakes_sleeping_epoll)
+{
+	static struct setup st;
+	struct io_event ev[BATCH];
+	aio_context_t ctx;
+	int fd, ep, pfd[2];
+	struct iocb *cbs = st.cbs, **ptrs = st.ptrs;
+
+	setup(&st);
+	ctx = st.ctx;
+	fd = st.fd;
+	ep = st.ep;
 	/* BATCH poll iocbs on one pipe, completed asynchronously by one
 	 * write, and the report wakes a sleeping epoll_wait */
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
@@ -130,9 +172,10 @@ int main(void)
 
 	CHECK_SYS(close(pfd[0]));
 	CHECK_SYS(close(pfd[1]));
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
-	CHECK_SYS(close(file));
-	ax_destroy(ctx);
-	return PT_PASS;
+	teardown(&st);
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }
