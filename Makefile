@@ -2,6 +2,7 @@
 #
 # make            the module, libpollfs, the tests and the examples
 # make check      boot the QEMU guest and run the test suite in it
+#                 (TESTS="NAME...": only those)
 # make check-unprivileged   the same suite as uid/gid 65534
 # make check-preempt        the suite with the guest kernel fully preemptible
 # make check-debug          the suite on a KASAN, lockdep and kmemleak kernel
@@ -159,9 +160,10 @@ setup:
 host-setup:
 	vm/setup --host
 
+# TESTS="NAME...": only those tests.
 check: setup
 	$(MAKE) all
-	vm/check
+	vm/check $(TESTS)
 
 # The suite on a kernel built with KASAN, lockdep, kmemleak and the other
 # checkers of vm/debug.config (vm/debug-kernel builds it once: tens of
