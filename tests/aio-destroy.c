@@ -6,13 +6,17 @@
  * and an epoll_wait sleeping at the time all wake up.  The same with
  * completions still unreaped, with a request still in flight, and with a
  * new context taking the old one's address.  Closing afterwards, or
- * before the destroy, is clean.
+ * before the destroy, is clean.  Each case is a TEST of its own.
  */
 #include "lib/aio.h"
 
 #include <sys/epoll.h>
 
 PT_BUDGET(90);
+
+static char data[64];
+static struct iocb cbs[4], *ptrs[4];
+static int file;
 
 static int fd_block;
 static ssize_t read_ret;
@@ -60,22 +64,13 @@ static void timed_destroy(aio_context_t ctx, const char *what)
 		     (long long)(dt / NSEC_PER_MSEC));
 }
 
-int main(void)
+TEST(sleepers_in_read_poll_and_epoll_wake_with_hup)
 {
-	static char data[64];
-	struct iocb cbs[4], *ptrs[4];
 	struct epoll_event e;
 	pthread_t th[3];
-	aio_context_t ctx, ctx2;
-	int fd_nb, file, pfd[2], et, fd2;
+	aio_context_t ctx;
+	int fd_nb, et;
 
-	file = ax_tmpfile("/tmp", 0);
-	for (int i = 0; i < 4; i++) {
-		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
-		ptrs[i] = &cbs[i];
-	}
-
-	/* 1: sleepers in read, poll and epoll_wait at the time */
 	ctx = ax_setup(8);
 	fd_block = ax_fd(ctx, 0);
 	fd_nb = ax_fd(ctx, POLLFS_NONBLOCK);
@@ -113,35 +108,52 @@ int main(void)
 	CHECK_SYS(close(ep_fd));
 	CHECK_SYS(close(fd_block));
 	CHECK_SYS(close(fd_nb));
+}
 
-	/* 2: completions still unreaped: they are gone with the context */
-	ctx = ax_setup(8);
+/* Completions still unreaped are gone with the context. */
+TEST(unreaped_completions_do_not_delay_it)
+{
+	aio_context_t ctx = ax_setup(8);
+
 	fd_block = ax_fd(ctx, 0);
 	ax_submit(ctx, 3, ptrs);
 	ax_expect_avail(fd_block, ctx, 3);
 	timed_destroy(ctx, "with 3 unreaped");
 	ax_expect_hup(fd_block);
 	CHECK_SYS(close(fd_block));
+}
 
-	/* 3: a request in flight (a poll of a pipe nobody writes) */
-	ctx = ax_setup(8);
+/* A request in flight: a poll of a pipe nobody writes. */
+TEST(request_in_flight_and_a_sleeping_read)
+{
+	aio_context_t ctx = ax_setup(8);
+	pthread_t th;
+	int pfd[2];
+
 	fd_block = ax_fd(ctx, 0);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
 	ax_prep_poll(&cbs[0], pfd[0], POLLIN, 77);
 	ax_submit(ctx, 1, ptrs);
 	ax_expect_empty(fd_block);
-	CHECK_EQ(pthread_create(&th[0], NULL, blocked_read, NULL), 0);
+	CHECK_EQ(pthread_create(&th, NULL, blocked_read, NULL), 0);
 	pt_sleep_ms(200);
 	timed_destroy(ctx, "with a poll in flight");
-	pthread_join(th[0], NULL);
+	pthread_join(th, NULL);
 	CHECK_EQ(read_ret, 0);
 	ax_expect_hup(fd_block);
+	CHECK_SYS(close(fd_block));
 	CHECK_SYS(close(pfd[0]));
 	CHECK_SYS(close(pfd[1]));
+}
 
-	/* 4: a new context, maybe at the old one's address: the old object
-	 * stays hung up, a new one follows the new context */
-	ax_prep_pwrite(&cbs[0], file, data, sizeof(data), 0, 0);
+/* The old object stays hung up; a new one follows the new context. */
+TEST(new_context_maybe_at_the_old_address)
+{
+	aio_context_t ctx = ax_setup(8), ctx2;
+	int fd2;
+
+	fd_block = ax_fd(ctx, 0);
+	ax_destroy(ctx);
 	ctx2 = ax_setup(8);
 	pt_diag("new context %s the destroyed one's address",
 		ctx2 == ctx ? "at" : "not at");
@@ -150,24 +162,45 @@ int main(void)
 	ax_expect_hup(fd_block);
 	ax_expect_avail(fd2, ctx2, 2);
 	CHECK_SYS(close(fd_block));
+	CHECK_SYS(close(fd2));
+	ax_destroy(ctx2);
+}
 
-	/* 5: closed before the destroy: nothing left behind */
-	fd_block = ax_fd(ctx2, 0);
+/* Closed before the destroy: nothing left behind. */
+TEST(objects_closed_before_the_destroy)
+{
+	aio_context_t ctx = ax_setup(8);
+	int fd2;
+
+	fd_block = ax_fd(ctx, 0);
+	fd2 = ax_fd(ctx, 0);
+	ax_submit(ctx, 2, ptrs);
+	ax_expect_avail(fd2, ctx, 2);
 	CHECK_SYS(close(fd_block));
 	CHECK_SYS(close(fd2));
-	timed_destroy(ctx2, "after close");
-	CHECK_ERR(ax_fd_try(ctx2, 0), EINVAL);
+	timed_destroy(ctx, "after close");
+	CHECK_ERR(ax_fd_try(ctx, 0), EINVAL);
+}
 
-	/* 6: destroyed right after a completion woke the object */
+TEST(destroyed_right_after_a_completion_woke_it)
+{
 	for (int i = 0; i < 50; i++) {
-		ctx = ax_setup(8);
+		aio_context_t ctx = ax_setup(8);
+
 		fd_block = ax_fd(ctx, 0);
 		ax_submit(ctx, 1, ptrs);
 		ax_destroy(ctx);
 		ax_expect_hup(fd_block);
 		CHECK_SYS(close(fd_block));
 	}
+}
 
-	CHECK_SYS(close(file));
-	return PT_PASS;
+int main(void)
+{
+	file = ax_tmpfile("/tmp", 0);
+	for (int i = 0; i < 4; i++) {
+		ax_prep_pwrite(&cbs[i], file, data, sizeof(data), 0, i);
+		ptrs[i] = &cbs[i];
+	}
+	return pt_run_tests();
 }

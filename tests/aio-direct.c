@@ -10,7 +10,8 @@
  * $POLLFS_DIRECT_DIR if set, else /tmp if it takes O_DIRECT, else (as
  * root) an ext2 image in /tmp on a loop device, mounted with the ext4
  * driver (modprobe loop, ext4 and crc32c are tried; mke2fs is needed).
- * It skips, saying what is missing, if none is available.
+ * It skips, saying what is missing, if none is available.  The
+ * filesystem and the file are set up once; each behaviour is a TEST.
  */
 #include "lib/aio.h"
 
@@ -27,6 +28,7 @@ enum { BLK = 4096, NBLK = 64 };
 static char dir[128], img[160];
 static int loopfd = -1;
 static bool mounted;
+static pid_t main_pid;
 
 static void cleanup(void)
 {
@@ -45,9 +47,11 @@ static void cleanup(void)
 	}
 }
 
+/* The TESTs' children fail alone: the mount is main's to undo. */
 static void fail_hook(void)
 {
-	cleanup();
+	if (getpid() == main_pid)
+		cleanup();
 }
 
 static bool takes_direct(const char *d)
@@ -251,17 +255,140 @@ static void *blocked_read(void *unused)
 	return NULL;
 }
 
-int main(void)
-{
-	static struct iocb cbs[NBLK], *ptrs[NBLK];
-	static struct io_event ev[NBLK];
-	struct epoll_event e = { .events = EPOLLIN };
-	char path[256], check[BLK];
+/* A context with NBLK slots, its non-blocking object, an epoll on it. */
+struct setup {
 	aio_context_t ctx;
 	int fd, ep;
+};
+
+static struct setup setup(void)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	struct setup st;
+
+	st.ctx = ax_setup(NBLK);
+	st.fd = ax_fd(st.ctx, POLLFS_NONBLOCK);
+	st.ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+	CHECK_SYS(epoll_ctl(st.ep, EPOLL_CTL_ADD, st.fd, &e));
+	return st;
+}
+
+static void teardown(struct setup *st)
+{
+	CHECK_SYS(close(st->ep));
+	CHECK_SYS(close(st->fd));
+	ax_destroy(st->ctx);
+}
+
+static void prep_writes(struct iocb *cbs)
+{
+	for (int i = 0; i < NBLK; i++)
+		ax_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
+			       i);
+}
+
+static struct iocb cbs[NBLK], *ptrs[NBLK];
+static struct io_event ev[NBLK];
+
+TEST(direct_writes_and_reads_counted_with_data_intact)
+{
+	struct setup st = setup();
+	char path[64], check[BLK];
+	int bfd;
+
+	/* NBLK direct writes in one submit */
+	prep_writes(cbs);
+	ax_submit(st.ctx, NBLK, ptrs);
+	complete(st.ep, st.fd, st.ctx, NBLK, ev);
+	for (int i = 0; i < NBLK; i++)
+		if (ev[i].res != BLK || ev[i].data >= NBLK)
+			FAIL("direct write %d: {data %llu, res %lld}", i,
+			     (unsigned long long)ev[i].data,
+			     (long long)ev[i].res);
+
+	/* direct reads, in reverse order */
+	memset(rblk(0), 0, (size_t)NBLK * BLK);
+	for (int i = 0; i < NBLK; i++)
+		ax_prep_pread(&cbs[i], file_fd, rblk(NBLK - 1 - i), BLK,
+			      (off_t)(NBLK - 1 - i) * BLK, 100 + i);
+	ax_submit(st.ctx, NBLK, ptrs);
+	complete(st.ep, st.fd, st.ctx, NBLK, ev);
+	for (int i = 0; i < NBLK; i++) {
+		CHECK_EQ(ev[i].res, BLK);
+		if (memcmp(rblk(i), wblk(i), BLK))
+			FAIL("direct read of block %d differs", i);
+	}
+	/* and through the page cache */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", file_fd);
+	bfd = CHECK_SYS(open(path, O_RDONLY | O_CLOEXEC));
+	CHECK_EQ(pread(bfd, check, BLK, 7 * BLK), BLK);
+	CHECK(!memcmp(check, wblk(7), BLK));
+	CHECK_SYS(close(bfd));
+	teardown(&st);
+}
+
+TEST(blocking_read_woken_by_a_direct_read)
+{
+	struct setup st = setup();
+	struct epoll_event e;
 	pthread_t th;
+
+	/* block 5 on disk first, by a synchronous direct write */
+	CHECK_EQ(pwrite(file_fd, wblk(5), BLK, 5 * BLK), BLK);
+	blocked_fd = ax_fd(st.ctx, 0);
+	CHECK_EQ(pthread_create(&th, NULL, blocked_read, NULL), 0);
+	pt_sleep_ms(100);
+	memset(rblk(0), 0, BLK);
+	ax_prep_pread(&cbs[0], file_fd, rblk(0), BLK, 5 * BLK, 200);
+	ax_submit(st.ctx, 1, ptrs);
+	pthread_join(th, NULL);
+	CHECK_EQ(blocked_ret, AX_EVENT_SIZE);
+	CHECK_EQ(blocked_ev.ctx, st.ctx);
+	CHECK_EQ(blocked_ev.available, 1);
+	CHECK_EQ(ax_reap(st.ctx, 1, 1, ev, PT_WAIT_MS), 1);
+	ax_check_event(&ev[0], 200, BLK);
+	CHECK(!memcmp(rblk(0), wblk(5), BLK));
+	CHECK_EQ(epoll_wait(st.ep, &e, 1, 0), 0);
+	CHECK_SYS(close(blocked_fd));
+	teardown(&st);
+}
+
+/* io_destroy waits for the I/O, not for pollfs. */
+TEST(io_destroy_with_direct_writes_in_flight)
+{
+	struct setup st = setup();
+	struct epoll_event e;
 	int64_t t0;
 
+	blocked_fd = ax_fd(st.ctx, 0);
+	prep_writes(cbs);
+	ax_submit(st.ctx, NBLK, ptrs);
+	t0 = pt_mono();
+	ax_destroy(st.ctx);
+	pt_diag("io_destroy with %d direct writes in flight: %lld us", NBLK,
+		(long long)((pt_mono() - t0) / 1000));
+	CHECK(pt_mono() - t0 < MS(5000));
+	ax_expect_hup(st.fd);
+	ax_expect_hup(blocked_fd);
+	CHECK_EQ(epoll_wait(st.ep, &e, 1, 0), 1);
+	CHECK_EQ(e.events, EPOLLHUP);
+	CHECK_SYS(close(st.ep));
+	CHECK_SYS(close(st.fd));
+	CHECK_SYS(close(blocked_fd));
+}
+
+TEST(process_exit_with_direct_writes_in_flight)
+{
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(pt_run_child(exit_in_flight, NULL, 20000), PT_PASS);
+}
+
+int main(void)
+{
+	char path[256];
+	int ret;
+
+	main_pid = getpid();
 	pt_on_fail(fail_hook);
 	find_dir();
 
@@ -276,88 +403,11 @@ int main(void)
 	CHECK_SYS(file_fd);
 	CHECK_SYS(unlink(path));
 	CHECK(CHECK_SYS(fcntl(file_fd, F_GETFL)) & O_DIRECT);
-
-	ctx = ax_setup(NBLK);
-	fd = ax_fd(ctx, POLLFS_NONBLOCK);
-	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	for (int i = 0; i < NBLK; i++)
 		ptrs[i] = &cbs[i];
 
-	/* NBLK direct writes in one submit */
-	for (int i = 0; i < NBLK; i++)
-		ax_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
-			       i);
-	ax_submit(ctx, NBLK, ptrs);
-	complete(ep, fd, ctx, NBLK, ev);
-	for (int i = 0; i < NBLK; i++)
-		if (ev[i].res != BLK || ev[i].data >= NBLK)
-			FAIL("direct write %d: {data %llu, res %lld}", i,
-			     (unsigned long long)ev[i].data,
-			     (long long)ev[i].res);
-
-	/* direct reads, in reverse order */
-	memset(rblk(0), 0, (size_t)NBLK * BLK);
-	for (int i = 0; i < NBLK; i++)
-		ax_prep_pread(&cbs[i], file_fd, rblk(NBLK - 1 - i), BLK,
-			      (off_t)(NBLK - 1 - i) * BLK, 100 + i);
-	ax_submit(ctx, NBLK, ptrs);
-	complete(ep, fd, ctx, NBLK, ev);
-	for (int i = 0; i < NBLK; i++) {
-		CHECK_EQ(ev[i].res, BLK);
-		if (memcmp(rblk(i), wblk(i), BLK))
-			FAIL("direct read of block %d differs", i);
-	}
-	/* and through the page cache */
-	{
-		int bfd;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", file_fd);
-		bfd = CHECK_SYS(open(path, O_RDONLY | O_CLOEXEC));
-		CHECK_EQ(pread(bfd, check, BLK, 7 * BLK), BLK);
-		CHECK(!memcmp(check, wblk(7), BLK));
-		close(bfd);
-	}
-
-	/* a blocking read asleep while a direct read is in flight */
-	blocked_fd = ax_fd(ctx, 0);
-	CHECK_EQ(pthread_create(&th, NULL, blocked_read, NULL), 0);
-	pt_sleep_ms(100);
-	ax_prep_pread(&cbs[0], file_fd, rblk(0), BLK, 5 * BLK, 200);
-	ax_submit(ctx, 1, ptrs);
-	pthread_join(th, NULL);
-	CHECK_EQ(blocked_ret, AX_EVENT_SIZE);
-	CHECK_EQ(blocked_ev.ctx, ctx);
-	CHECK_EQ(blocked_ev.available, 1);
-	CHECK_EQ(ax_reap(ctx, 1, 1, ev, PT_WAIT_MS), 1);
-	ax_check_event(&ev[0], 200, BLK);
-	CHECK(!memcmp(rblk(0), wblk(5), BLK));
-	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 0);
-
-	/* io_destroy with direct writes in flight: it waits for the I/O,
-	 * not for pollfs */
-	for (int i = 0; i < NBLK; i++)
-		ax_prep_pwrite(&cbs[i], file_fd, wblk(i), BLK, (off_t)i * BLK,
-			       i);
-	ax_submit(ctx, NBLK, ptrs);
-	t0 = pt_mono();
-	ax_destroy(ctx);
-	pt_diag("io_destroy with %d direct writes in flight: %lld us", NBLK,
-		(long long)((pt_mono() - t0) / 1000));
-	CHECK(pt_mono() - t0 < MS(5000));
-	ax_expect_hup(fd);
-	ax_expect_hup(blocked_fd);
-	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 1);
-	CHECK_EQ(e.events, EPOLLHUP);
-
-	/* process exit with direct writes in flight */
-	for (int i = 0; i < 3; i++)
-		CHECK_EQ(pt_run_child(exit_in_flight, NULL, 20000), PT_PASS);
-
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
-	CHECK_SYS(close(blocked_fd));
+	ret = pt_run_tests();
 	CHECK_SYS(close(file_fd));
 	cleanup();
-	return PT_PASS;
+	return ret;
 }

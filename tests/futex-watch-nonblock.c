@@ -8,7 +8,8 @@
  * drain returns the record and ends on EAGAIN with the object armed
  * again, and the next wake is a new edge; level-triggered epoll reports
  * it until it is read, and not after.  The same with a wait-any set of
- * watched records, several of them woken before the drain.
+ * watched records, several of them woken before the drain.  Each of these
+ * is a TEST of its own.
  */
 #include "lib/futex.h"
 
@@ -76,32 +77,37 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-int main(void)
+TEST(armed_unwoken_reads_eagain_when_nonblocking)
 {
-	struct pollfs_futex_event got[8], evs[3];
-	pthread_t th;
-	int fd, bfd, ep;
-	bool seen[3];
+	struct pollfs_futex_event got[8];
+	int fd, bfd;
 
-	/* EAGAIN: O_NONBLOCK at creation, and set by fcntl */
+	/* O_NONBLOCK at creation */
 	fd = fx_new(POLLFS_NONBLOCK);
 	fx_arm(fd, &word, 50, FX_PRIVATE | FX_WATCH);
 	CHECK_ERR(read(fd, got, sizeof(got)), EAGAIN);
 	CHECK_ERR(read(fd, got, FX_REC), EAGAIN);
 	CHECK_EQ(fx_revents(fd, 20), 0);
+	/* and set by fcntl */
 	bfd = fx_new(0);
 	fx_arm(bfd, &word, 50, FX_SHARED | FX_WATCH);
 	CHECK_SYS(fcntl(bfd, F_SETFL, O_NONBLOCK));
 	CHECK_ERR(read(bfd, got, sizeof(got)), EAGAIN);
 	CHECK_SYS(fcntl(bfd, F_SETFL, 0));
+	fx_expect_armed(fd);
+	fx_expect_armed(bfd);
 	CHECK_SYS(close(bfd));
-	/* the sleeper's object must be the word's only waiter */
-	fx_disarm(fd);
+	CHECK_SYS(close(fd));
+}
+
+TEST(blocking_read_sleeps_until_another_threads_wake)
+{
+	pthread_t th;
+	int bfd;
+
+	/* the sleeper's object is the word's only waiter */
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_SHARED), 0);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
-
-	pt_diag("blocking");
-	/* blocking: the read sleeps until the wake of another thread */
 	bfd = fx_new(0);
 	fx_arm(bfd, &word, 50, FX_PRIVATE | FX_WATCH);
 	CHECK_EQ(pthread_create(&th, NULL, sleeper, (void *)(intptr_t)bfd), 0);
@@ -116,9 +122,13 @@ int main(void)
 	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
 	fx_expect_watch(bfd, &word, 52, FX_PRIVATE | FX_WATCH);
 	CHECK_SYS(close(bfd));
+}
 
-	pt_diag("EPOLLET");
-	/* EPOLLET: one edge per wake, drained by reading until EAGAIN */
+TEST(epollet_one_edge_per_wake_drained_until_eagain)
+{
+	struct pollfs_futex_event got[8];
+	int fd = fx_new(POLLFS_NONBLOCK), ep;
+
 	fx_arm(fd, &word, word, FX_PRIVATE | FX_WATCH);
 	ep = ep_for(fd, EPOLLIN | EPOLLET);
 	CHECK_EQ(ep_wait(ep, 0), 0);
@@ -134,9 +144,15 @@ int main(void)
 		fx_expect_armed(fd);
 	}
 	CHECK_SYS(close(ep));
+	CHECK_SYS(close(fd));
+}
 
-	pt_diag("level-triggered");
-	/* level-triggered: reported until read, not after */
+TEST(level_triggered_reported_until_read)
+{
+	struct pollfs_futex_event got[8];
+	int fd = fx_new(POLLFS_NONBLOCK), ep;
+
+	fx_arm(fd, &word, word, FX_PRIVATE | FX_WATCH);
 	ep = ep_for(fd, EPOLLIN);
 	CHECK_EQ(ep_wait(ep, 0), 0);
 	for (int i = 0; i < 5; i++) {
@@ -152,14 +168,21 @@ int main(void)
 		CHECK_EQ(ep_wait(ep, 20), 0);
 	}
 	CHECK_SYS(close(ep));
+	CHECK_SYS(close(fd));
+}
 
-	/*
-	 * A watched wait-any, all three woken before the drain: one edge;
-	 * read one record at a time until EAGAIN, each woken record comes
-	 * exactly once (none is lost to the re-arm of another), with its
-	 * word's value; then all three are armed again.
-	 */
-	pt_diag("a wait-any set, EPOLLET");
+/*
+ * A watched wait-any, all three woken before the drain: one edge; read
+ * one record at a time until EAGAIN, each woken record comes exactly once
+ * (none is lost to the re-arm of another), with its word's value; then
+ * all three are armed again.
+ */
+TEST(waitany_set_drained_once_per_woken_record)
+{
+	struct pollfs_futex_event got[8], evs[3];
+	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	bool seen[3];
+
 	ep = ep_for(fd, EPOLLIN | EPOLLET);
 	for (int i = 0; i < 3; i++)
 		evs[i] = fx_ev(&words[i], words[i], FX_PRIVATE | FX_WATCH);
@@ -197,5 +220,9 @@ int main(void)
 	fx_expect_armed(fd);
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
-	return PT_PASS;
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }

@@ -5,7 +5,8 @@
  * pending signal is not readable nor POLLIN in the receiver, which reads
  * the signal sent to it (also in a blocking read, and through epoll),
  * while the sender goes on reading its own.  The two share one object:
- * a mask written by the receiver is the sender's.
+ * a mask written by the receiver is the sender's.  Each behaviour is a
+ * TEST with a receiver and an object of its own.
  */
 #include "lib/signal.h"
 
@@ -14,6 +15,8 @@
 
 PT_BUDGET(60);
 
+static const uint64_t mask = (1ull << (SIGUSR1 - 1)) |
+			     (1ull << (SIGUSR2 - 1));
 static int sock[2];
 static pid_t sender;
 
@@ -82,20 +85,45 @@ static void expect_word(int s, char w)
 	CHECK_EQ(c, w);
 }
 
-static int receiver(void)
+/*
+ * Forks the receiver before the object exists, then makes the object
+ * (SIGUSR1 and SIGUSR2, both blocked, non-blocking), raises the sender's
+ * own SIGUSR1 if asked, and passes the object.  The receiver runs fn on
+ * the descriptor it received and exits with its status.
+ */
+static int pass_object(void (*fn)(int fd), bool sender_pending,
+		       pid_t *child)
+{
+	int fd;
+
+	sender = getpid();
+	ps_block(mask);
+	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+	*child = fork();
+	CHECK(*child >= 0);
+	if (*child == 0) {
+		alarm(0);
+		fn(recv_fd(sock[1]));
+		_exit(PT_PASS);
+	}
+	fd = ps_signal(mask, POLLFS_NONBLOCK);
+	if (sender_pending)
+		CHECK_SYS(kill(getpid(), SIGUSR1));
+	send_fd(sock[0], fd);
+	return fd;
+}
+
+static void receiver_own_only(int fd)
 {
 	struct pollfs_siginfo psi;
-	struct epoll_event e;
 	char path[64], target[64];
-	int fd, ep;
 	ssize_t n;
 
-	fd = recv_fd(sock[1]);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
 	target[n] = 0;
 	CHECK(strcmp(target, "pollfs:[signal]") == 0);
-	CHECK_EQ(ps_fdinfo_mask(0, fd), ps_bit(SIGUSR1) | ps_bit(SIGUSR2));
+	CHECK_EQ(ps_fdinfo_mask(0, fd), mask);
 
 	/* the sender has SIGUSR1 pending: not ours */
 	CHECK(!ps_pending(SIGUSR1));
@@ -107,16 +135,55 @@ static int receiver(void)
 	ps_check_sig(&psi, SIGUSR2, SI_USER);
 	CHECK_EQ(psi.psi_pid, getpid());
 	ps_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
 
-	/* a blocking read woken by the sender's signal to us */
+TEST(receiver_reads_its_own_signals_not_the_senders)
+{
+	struct pollfs_siginfo psi;
+	pid_t child;
+	int fd = pass_object(receiver_own_only, true, &child);
+
+	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
+	/* ours, pending since before the fd was passed */
+	CHECK_EQ(ps_read_one(fd, &psi), 1);
+	ps_check_sig(&psi, SIGUSR1, SI_USER);
+	CHECK_EQ(psi.psi_pid, getpid());
+	ps_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
+
+static void receiver_blocking_read(int fd)
+{
+	struct pollfs_siginfo psi;
+
 	CHECK_SYS(fcntl(fd, F_SETFL, 0));
 	word(sock[1], 'R');
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
 	ps_check_sig(&psi, SIGUSR1, SI_USER);
 	CHECK_EQ(psi.psi_pid, sender);
-	CHECK_SYS(fcntl(fd, F_SETFL, O_NONBLOCK));
+	CHECK_SYS(close(fd));
+}
 
-	/* epoll, woken by the sender's signal to us */
+TEST(blocking_read_in_the_receiver_woken_by_its_signal)
+{
+	pid_t child;
+	int fd = pass_object(receiver_blocking_read, false, &child);
+
+	expect_word(sock[0], 'R');
+	ps_wait_in_syscall(child, child, SYS_read, SYS_read);
+	CHECK_SYS(kill(child, SIGUSR1));
+	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
+	ps_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
+
+static void receiver_epoll(int fd)
+{
+	struct pollfs_siginfo psi;
+	struct epoll_event e;
+	int ep;
+
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	memset(&e, 0, sizeof(e));
 	e.events = EPOLLIN;
@@ -129,56 +196,60 @@ static int receiver(void)
 	ps_check_sig(&psi, SIGUSR2, SI_USER);
 	CHECK_EQ(psi.psi_pid, sender);
 	CHECK_SYS(close(ep));
-
-	/* the sender sent itself another one meanwhile: still not ours */
-	expect_word(sock[1], 'S');
-	ps_expect_empty(fd);
-
-	/* a mask written here is the sender's too */
-	ps_set_mask(fd, ps_bit(SIGUSR2));
-	word(sock[1], 'M');
 	CHECK_SYS(close(fd));
-	expect_word(sock[1], 'Q');
-	return PT_PASS;
 }
 
-int main(void)
+TEST(epoll_in_the_receiver_woken_by_its_signal)
 {
-	uint64_t mask = ps_bit(SIGUSR1) | ps_bit(SIGUSR2);
-	struct pollfs_siginfo psi;
 	pid_t child;
-	int fd;
-
-	sender = getpid();
-	ps_block(mask);
-	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
-
-	/* the receiver is forked before the object exists */
-	child = fork();
-	CHECK(child >= 0);
-	if (child == 0) {
-		alarm(0);
-		_exit(receiver());
-	}
-	fd = ps_signal(mask, POLLFS_NONBLOCK);
-	CHECK_SYS(kill(getpid(), SIGUSR1));
-	send_fd(sock[0], fd);
-
-	expect_word(sock[0], 'R');
-	ps_wait_in_syscall(child, child, SYS_read, SYS_read);
-	CHECK_SYS(kill(child, SIGUSR1));
+	int fd = pass_object(receiver_epoll, false, &child);
 
 	expect_word(sock[0], 'E');
 	ps_wait_in_syscall(child, child, SYS_epoll_wait, SYS_epoll_pwait);
 	CHECK_SYS(kill(child, SIGUSR2));
+	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
+	ps_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
 
-	/* ours, pending since before the fd was passed */
+static void receiver_sees_none(int fd)
+{
+	word(sock[1], 'P');
+	expect_word(sock[1], 'S');
+	ps_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
+
+TEST(sender_signal_raised_after_passing_stays_the_senders)
+{
+	struct pollfs_siginfo psi;
+	pid_t child;
+	int fd = pass_object(receiver_sees_none, false, &child);
+
+	expect_word(sock[0], 'P');
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+	word(sock[0], 'S');
+	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
 	ps_check_sig(&psi, SIGUSR1, SI_USER);
 	CHECK_EQ(psi.psi_pid, getpid());
 	ps_expect_empty(fd);
-	CHECK_SYS(kill(getpid(), SIGUSR1));
-	word(sock[0], 'S');
+	CHECK_SYS(close(fd));
+}
+
+static void receiver_sets_mask(int fd)
+{
+	ps_set_mask(fd, ps_bit(SIGUSR2));
+	word(sock[1], 'M');
+	CHECK_SYS(close(fd));
+	expect_word(sock[1], 'Q');
+}
+
+TEST(mask_written_by_the_receiver_is_the_senders)
+{
+	struct pollfs_siginfo psi;
+	pid_t child;
+	int fd = pass_object(receiver_sets_mask, true, &child);
 
 	expect_word(sock[0], 'M');
 	CHECK_EQ(ps_fdinfo_mask(0, fd), ps_bit(SIGUSR2));
@@ -191,5 +262,9 @@ int main(void)
 	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
 	ps_expect_empty(fd);
 	CHECK_SYS(close(fd));
-	return PT_PASS;
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }
