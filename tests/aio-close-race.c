@@ -4,7 +4,8 @@
  * checks (slub_debug in the guest) to catch a use after free: objects
  * created, polled and closed while completions stream in; objects closed
  * while io_destroy runs; objects created while io_destroy runs (each
- * either fails with EINVAL or is hung up at once and stays so).
+ * either fails with EINVAL or is hung up at once and stays so).  Each
+ * race is a TEST.
  */
 #include "lib/aio.h"
 
@@ -101,15 +102,12 @@ static void *creator(void *unused)
 	return NULL;
 }
 
-int main(void)
+TEST(objects_made_polled_and_closed_while_completions_stream)
 {
 	pthread_t th[4];
 	int64_t t0;
 	int keep;
 
-	file = ax_tmpfile("/tmp", 0);
-
-	/* churn and stream for a while */
 	ctx = ax_setup(64);
 	keep = ax_fd(ctx, 0);
 	t0 = pt_mono();
@@ -129,44 +127,54 @@ int main(void)
 	ax_destroy(ctx);
 	ax_expect_hup(keep);
 	CHECK_SYS(close(keep));
+}
 
-	/* close racing with io_destroy */
+TEST(close_racing_with_io_destroy)
+{
+	pthread_t th;
+
 	for (int round = 0; round < 200; round++) {
 		ctx = ax_setup(8);
 		for (int i = 0; i < NFD; i++)
 			fds[i] = ax_fd(ctx, i % 2 ? POLLFS_NONBLOCK : 0);
 		go = 0;
-		CHECK_EQ(pthread_create(&th[0], NULL, closer, NULL), 0);
+		CHECK_EQ(pthread_create(&th, NULL, closer, NULL), 0);
 		go = 1;
 		if (round % 2)
 			sched_yield();
 		ax_destroy(ctx);
-		pthread_join(th[0], NULL);
+		pthread_join(th, NULL);
 	}
+}
 
-	/* creation racing with io_destroy */
-	{
-		long total = 0, failed = 0;
+/* Each object made either fails with EINVAL or is hung up at once. */
+TEST(creation_racing_with_io_destroy)
+{
+	long total = 0, failed = 0;
+	pthread_t th;
 
-		for (int round = 0; round < 100; round++) {
-			ctx = ax_setup(8);
-			nmade = einval = 0;
-			go = 0;
-			CHECK_EQ(pthread_create(&th[0], NULL, creator, NULL), 0);
-			go = 1;
-			pt_sleep_ns(US(round * 20));
-			ax_destroy(ctx);
-			pthread_join(th[0], NULL);
-			for (int i = 0; i < nmade; i++) {
-				ax_expect_hup(made[i]);
-				CHECK_SYS(close(made[i]));
-			}
-			total += nmade;
-			failed += einval;
+	for (int round = 0; round < 100; round++) {
+		ctx = ax_setup(8);
+		nmade = einval = 0;
+		go = 0;
+		CHECK_EQ(pthread_create(&th, NULL, creator, NULL), 0);
+		go = 1;
+		pt_sleep_ns(US(round * 20));
+		ax_destroy(ctx);
+		pthread_join(th, NULL);
+		for (int i = 0; i < nmade; i++) {
+			ax_expect_hup(made[i]);
+			CHECK_SYS(close(made[i]));
 		}
-		pt_diag("creation vs destroy: %ld objects made, %ld EINVAL",
-			total, failed);
+		total += nmade;
+		failed += einval;
 	}
-	CHECK_SYS(close(file));
-	return PT_PASS;
+	pt_diag("creation vs destroy: %ld objects made, %ld EINVAL", total,
+		failed);
+}
+
+int main(void)
+{
+	file = ax_tmpfile("/tmp", 0);
+	return pt_run_tests();
 }

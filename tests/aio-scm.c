@@ -4,7 +4,8 @@
  * reports the owner's context there: its completions wake the receiver,
  * and when the owning process exits (with or without its own copy of the
  * fd open, with a request in flight) or destroys the context, the
- * receiver, asleep in poll, sees POLLHUP and reads 0.
+ * receiver, asleep in poll, sees POLLHUP and reads 0.  Each way the
+ * owner ends is a TEST.
  */
 #include "lib/aio.h"
 
@@ -75,7 +76,7 @@ static void show_state(pid_t pid, int fd)
 	pt_diag("%s: %s", path, buf);
 }
 
-enum { KEEP_AND_EXIT, CLOSE_AND_EXIT, DESTROY, KILLED, CASES };
+enum { KEEP_AND_EXIT, CLOSE_AND_EXIT, DESTROY, KILLED };
 static const char *const cname[] = {
 	"owner exits with its copy open", "owner closes its copy and exits",
 	"owner destroys the context", "owner killed",
@@ -115,59 +116,77 @@ static int owner(void *arg)
 	return PT_PASS;
 }
 
-int main(void)
+static void check_hangup(int how)
 {
 	aio_context_t ctx;
-	int fd;
+	int64_t t0;
+	pid_t pid;
+	int fd, status;
 
-	for (int how = 0; how < CASES; how++) {
-		int64_t t0;
-		pid_t pid;
-		int status;
-
-		CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				     sock));
-		pid = CHECK_SYS(fork());
-		if (pid == 0) {
-			alarm(0);
-			close(sock[0]);
-			_exit(owner((void *)(intptr_t)how));
-		}
-		CHECK_SYS(close(sock[1]));
-		fd = recv_fd(sock[0], &ctx);
-		pt_diag("%s: received fd %d for context %#llx", cname[how], fd,
-			(unsigned long long)ctx);
-		ax_expect_empty(fd);
-		/* not our context: no object of ours can name it */
-		CHECK_ERR(ax_fd_try(ctx, 0), EINVAL);
-
-		ax_send(sock[0], 'g');
-		if (ax_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
-			FAIL("%s: the owner's completion did not wake the "
-			     "receiver", cname[how]);
-		ax_expect_avail(fd, ctx, 1);
-
-		ax_send(sock[0], 'x');
-		t0 = pt_mono();
-		/* events 0: sleep for POLLHUP alone, not the POLLIN of the
-		 * completion the owner leaves unreaped */
-		if (ax_revents(fd, 0, PT_WAIT_MS) != POLLHUP) {
-			show_state(pid, fd);
-			FAIL("%s: no POLLHUP within %d ms", cname[how],
-			     PT_WAIT_MS);
-		}
-		pt_diag("%s: POLLHUP after %lld ms", cname[how],
-			(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
-		ax_expect_hup(fd);
-		CHECK_SYS(close(sock[0]));
-		while (waitpid(pid, &status, 0) < 0)
-			CHECK(errno == EINTR);
-		if (how == KILLED)
-			CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		else if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
-			FAIL("%s: owner status %#x", cname[how], status);
-		ax_expect_hup(fd);
-		CHECK_SYS(close(fd));
+	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+	pid = CHECK_SYS(fork());
+	if (pid == 0) {
+		alarm(0);
+		close(sock[0]);
+		_exit(owner((void *)(intptr_t)how));
 	}
-	return PT_PASS;
+	CHECK_SYS(close(sock[1]));
+	fd = recv_fd(sock[0], &ctx);
+	pt_diag("%s: received fd %d for context %#llx", cname[how], fd,
+		(unsigned long long)ctx);
+	ax_expect_empty(fd);
+	/* not our context: no object of ours can name it */
+	CHECK_ERR(ax_fd_try(ctx, 0), EINVAL);
+
+	ax_send(sock[0], 'g');
+	if (ax_revents(fd, POLLIN, PT_WAIT_MS) != POLLIN)
+		FAIL("%s: the owner's completion did not wake the receiver",
+		     cname[how]);
+	ax_expect_avail(fd, ctx, 1);
+
+	ax_send(sock[0], 'x');
+	t0 = pt_mono();
+	/* events 0: sleep for POLLHUP alone, not the POLLIN of the
+	 * completion the owner leaves unreaped */
+	if (ax_revents(fd, 0, PT_WAIT_MS) != POLLHUP) {
+		show_state(pid, fd);
+		FAIL("%s: no POLLHUP within %d ms", cname[how], PT_WAIT_MS);
+	}
+	pt_diag("%s: POLLHUP after %lld ms", cname[how],
+		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
+	ax_expect_hup(fd);
+	CHECK_SYS(close(sock[0]));
+	while (waitpid(pid, &status, 0) < 0)
+		CHECK(errno == EINTR);
+	if (how == KILLED)
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
+		FAIL("%s: owner status %#x", cname[how], status);
+	ax_expect_hup(fd);
+	CHECK_SYS(close(fd));
+}
+
+TEST(owner_exits_with_its_copy_open)
+{
+	check_hangup(KEEP_AND_EXIT);
+}
+
+TEST(owner_closes_its_copy_and_exits)
+{
+	check_hangup(CLOSE_AND_EXIT);
+}
+
+TEST(owner_destroys_the_context)
+{
+	check_hangup(DESTROY);
+}
+
+TEST(owner_killed)
+{
+	check_hangup(KILLED);
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }

@@ -14,6 +14,7 @@
  * child's wakes count it, the parent reads the child's value, and the
  * parent's wakes of that address count nothing.  The child then
  * disarms it (one all-zero record) and nothing counts it any more.
+ * The two are TESTs of their own, each with its own object.
  */
 #include "lib/futex.h"
 
@@ -56,10 +57,11 @@ static int reap(pid_t pid)
 }
 
 /* The parent's wait, read by the child. */
-static void parent_armed(void)
+TEST(parent_armed_read_by_the_child)
 {
 	pid_t pid;
 
+	fd = fx_new(0);
 	word = 5;
 	fx_arm(fd, &word, 5, FX_PRIVATE | FX_WATCH);
 	pid = fx_fork();
@@ -96,13 +98,15 @@ static void parent_armed(void)
 	fx_expect_watch(fd, &word, 77, FX_PRIVATE | FX_WATCH);
 	fx_disarm(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
+	CHECK_SYS(close(fd));
 }
 
 /* The child's wait, read by the parent. */
-static void child_armed(void)
+TEST(child_armed_read_by_the_parent)
 {
 	pid_t pid;
 
+	fd = fx_new(0);
 	word = 5;
 	pid = fx_fork();
 	if (pid == 0) {
@@ -138,15 +142,12 @@ static void child_armed(void)
 	fx_expect_unarmed(fd);
 	CHECK_EQ(reap(pid), PT_PASS);
 	fx_expect_unarmed(fd);
+	CHECK_SYS(close(fd));
 }
 
 int main(void)
 {
 	CHECK_SYS(pipe2(to_parent, O_CLOEXEC));
 	CHECK_SYS(pipe2(to_child, O_CLOEXEC));
-	fd = fx_new(0);
-	parent_armed();
-	child_armed();
-	CHECK_SYS(close(fd));
-	return PT_PASS;
+	return pt_run_tests();
 }

@@ -5,6 +5,7 @@
  * (and while the main thread sleeps in read()), SIGKILL while two sleep
  * in read(), exit while threads sleep in poll() and epoll_wait().  The
  * object, shared with the parent by fork, still works in the parent.
+ * Each way of ending is a TEST.
  */
 #include "lib/signal.h"
 
@@ -109,6 +110,19 @@ static int child_pollers(void)
 	exit(0);
 }
 
+/* The parent's object still works. */
+static void expect_object_works(void)
+{
+	struct pollfs_siginfo psi;
+
+	CHECK_SYS(fcntl(fd, F_SETFL, O_NONBLOCK));
+	ps_expect_empty(fd);
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+	CHECK_EQ(ps_read_one(fd, &psi), 1);
+	ps_check_sig(&psi, SIGUSR1, SI_USER);
+	CHECK_SYS(close(fd));
+}
+
 static pid_t spawn(int which, int *pipe_w)
 {
 	pid_t child = fork();
@@ -130,27 +144,40 @@ static pid_t spawn(int which, int *pipe_w)
 	return child;
 }
 
-int main(void)
+/* The child of case which ends by itself, promptly; the object lives on. */
+static void check_exits(int which, const char *how)
 {
-	struct pollfs_siginfo psi;
+	int64_t t0;
+	pid_t child;
+
+	fd = ps_signal(ps_bit(SIGUSR1), 0);
+	t0 = pt_mono();
+	child = spawn(which, NULL);
+
+	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS + BOUND_MS));
+	pt_diag("%s: exited after %lld ms", how,
+		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
+	expect_object_works();
+}
+
+TEST(exit_while_a_thread_sleeps_in_read)
+{
+	check_exits(0, "exit");
+}
+
+TEST(exit_group_while_the_main_thread_sleeps_in_read)
+{
+	check_exits(1, "exit_group from a thread");
+}
+
+TEST(sigkill_while_two_threads_sleep_in_read)
+{
 	int pfd[2], status;
 	int64_t t0;
 	pid_t child;
 
-	ps_block(ps_bit(SIGUSR1));
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
 	fd = ps_signal(ps_bit(SIGUSR1), 0);
-
-	for (int which = 0; which < 4; which++) {
-		if (which == 2)
-			continue;
-		t0 = pt_mono();
-		child = spawn(which, NULL);
-		ps_check_exit0(ps_wait_child(child, PT_WAIT_MS + BOUND_MS));
-		pt_diag("case %d: exited after %lld ms", which,
-			(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
-	}
-
 	child = spawn(2, &pfd[1]);
 	ps_wait_post(pfd[0]);
 	t0 = pt_mono();
@@ -159,13 +186,16 @@ int main(void)
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	pt_diag("killed: gone after %lld ms",
 		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
+	expect_object_works();
+}
 
-	/* the parent's object still works */
-	CHECK_SYS(fcntl(fd, F_SETFL, O_NONBLOCK));
-	ps_expect_empty(fd);
-	CHECK_SYS(kill(getpid(), SIGUSR1));
-	CHECK_EQ(ps_read_one(fd, &psi), 1);
-	ps_check_sig(&psi, SIGUSR1, SI_USER);
-	CHECK_SYS(close(fd));
-	return PT_PASS;
+TEST(exit_while_threads_sleep_in_poll_and_epoll_wait)
+{
+	check_exits(3, "exit with pollers");
+}
+
+int main(void)
+{
+	ps_block(ps_bit(SIGUSR1));
+	return pt_run_tests();
 }
