@@ -23,7 +23,7 @@
  *    count of whole records, the first of them valid) or with EINTR if
  *    it had none yet.
  * A read that outlives KILL_MS is ended by stopping the wakers, so the
- * test ends either way.
+ * test ends either way.  The two signals are a TEST each.
  *
  * Under emulation the wakers may not keep ahead of the reader, whose
  * reads then end by themselves each time the woken records run out: the
@@ -245,7 +245,8 @@ static void report(const char *what)
 		atomic_load(&sh->wakes));
 }
 
-static void killed_reader(void)
+/* SIGKILL: the reader is reaped within KILL_MS. */
+TEST(sigkill_ends_the_read)
 {
 	int limit = KILL_MS * (int)pt_time_scale();
 	int64_t t_kill, t_stop;
@@ -277,7 +278,8 @@ static void killed_reader(void)
 	CHECK_SYS(close(fd));
 }
 
-static void caught_signals(void)
+/* A caught signal: each read it lands in returns within KILL_MS. */
+TEST(caught_signal_ends_the_read)
 {
 	int limit = KILL_MS * (int)pt_time_scale();
 	int counts = 0, eintr = 0, status, fd;
@@ -337,8 +339,5 @@ int main(void)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(sh != MAP_FAILED);
 	pt_on_fail(stop_all);
-
-	killed_reader();
-	caught_signals();
-	return PT_PASS;
+	return pt_run_tests();
 }

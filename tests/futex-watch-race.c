@@ -17,7 +17,7 @@
  *  - after the writers stop and everything is read, the last record
  *    has the final value, the object is armed (not woken) and the next
  *    FUTEX_WAKE counts it.
- * Both private and shared (on MAP_SHARED memory).
+ * Private, and shared (on MAP_SHARED memory): a TEST each.
  */
 #include "lib/futex.h"
 
@@ -172,21 +172,29 @@ static void run(uint32_t *w, uint32_t flags)
 	CHECK_EQ(fx_wake(word, INT_MAX, flags), 0);
 }
 
-int main(void)
+TEST(private_word)
 {
 	static uint32_t private_word;
+
+	run(&private_word, FX_PRIVATE);
+}
+
+TEST(shared_word)
+{
+	uint32_t *shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(shm != MAP_FAILED);
+	run(&shm[17], FX_SHARED);
+}
+
+int main(void)
+{
 	struct sigaction sa;
-	uint32_t *shm;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	sigemptyset(&sa.sa_mask);
 	CHECK_SYS(sigaction(SIGUSR1, &sa, NULL));
-	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(shm != MAP_FAILED);
-
-	run(&private_word, FX_PRIVATE);
-	run(&shm[17], FX_SHARED);
-	return PT_PASS;
+	return pt_run_tests();
 }

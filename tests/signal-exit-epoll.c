@@ -7,7 +7,8 @@
  * parent, then exits, also while one of its threads sleeps in epoll_wait
  * on that instance.  The parent then uses, modifies, removes and closes
  * both without harm (the runner checks the kernel log), and an object
- * registered again by the parent reports the parent's signals.
+ * registered again by the parent reports the parent's signals.  The two
+ * exits (and the two orders of closing) are a TEST each.
  */
 #include "lib/signal.h"
 
@@ -116,7 +117,12 @@ static int child(void *arg)
 	exit(0);
 }
 
-int main(void)
+/*
+ * The child (with a thread asleep in epoll_wait if asleep) registers
+ * its object in ep and exits; then the parent uses the instance, and
+ * closes the two in the order given.
+ */
+static void outlive(bool asleep, bool close_ep_first)
 {
 	struct pollfs_siginfo psi;
 	struct epoll_event e[2];
@@ -124,46 +130,56 @@ int main(void)
 
 	ps_block(ps_bit(SIGUSR1));
 	CHECK_SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+	CHECK_EQ(pt_run_child(child, asleep ? (void *)1 : NULL, PT_WAIT_MS),
+		 PT_PASS);
+	fd = recv_fd(sock[0]);
 
-	for (int round = 0; round < 2; round++) {
-		ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-		CHECK_EQ(pt_run_child(child, round ? (void *)1 : NULL,
-				      PT_WAIT_MS), PT_PASS);
-		fd = recv_fd(sock[0]);
+	/* the child is gone; its queue with it */
+	CHECK_SYS(epoll_wait(ep, e, 2, 50));
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+	CHECK_SYS(epoll_wait(ep, e, 2, 50));
+	e[0].events = EPOLLIN | EPOLLET;
+	e[0].data.u64 = 2;
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &e[0]));
+	CHECK_SYS(epoll_wait(ep, e, 2, 50));
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL));
+	CHECK_EQ(epoll_wait(ep, e, 2, 0), 0);
 
-		/* the child is gone; its queue with it */
-		CHECK_SYS(epoll_wait(ep, e, 2, 50));
-		CHECK_SYS(kill(getpid(), SIGUSR1));
-		CHECK_SYS(epoll_wait(ep, e, 2, 50));
-		e[0].events = EPOLLIN | EPOLLET;
-		e[0].data.u64 = 2;
-		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &e[0]));
-		CHECK_SYS(epoll_wait(ep, e, 2, 50));
-		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL));
-		CHECK_EQ(epoll_wait(ep, e, 2, 0), 0);
+	/* registered again here: the parent's signal */
+	e[0].events = EPOLLIN;
+	e[0].data.u64 = 3;
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e[0]));
+	CHECK_EQ(epoll_wait(ep, e, 2, 0), 1);
+	CHECK_EQ(e[0].data.u64, 3);
+	CHECK_EQ(ps_read_one(fd, &psi), 1);
+	ps_check_sig(&psi, SIGUSR1, SI_USER);
+	CHECK_EQ(psi.psi_pid, getpid());
+	CHECK_EQ(epoll_wait(ep, e, 2, 0), 0);
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+	CHECK_EQ(epoll_wait(ep, e, 2, PT_WAIT_MS), 1);
+	CHECK_EQ(ps_read_one(fd, &psi), 1);
 
-		/* registered again here: the parent's signal */
-		e[0].events = EPOLLIN;
-		e[0].data.u64 = 3;
-		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e[0]));
-		CHECK_EQ(epoll_wait(ep, e, 2, 0), 1);
-		CHECK_EQ(e[0].data.u64, 3);
-		CHECK_EQ(ps_read_one(fd, &psi), 1);
-		ps_check_sig(&psi, SIGUSR1, SI_USER);
-		CHECK_EQ(psi.psi_pid, getpid());
-		CHECK_EQ(epoll_wait(ep, e, 2, 0), 0);
-		CHECK_SYS(kill(getpid(), SIGUSR1));
-		CHECK_EQ(epoll_wait(ep, e, 2, PT_WAIT_MS), 1);
-		CHECK_EQ(ps_read_one(fd, &psi), 1);
-
-		/* closed in both orders */
-		if (round) {
-			CHECK_SYS(close(ep));
-			CHECK_SYS(close(fd));
-		} else {
-			CHECK_SYS(close(fd));
-			CHECK_SYS(close(ep));
-		}
+	if (close_ep_first) {
+		CHECK_SYS(close(ep));
+		CHECK_SYS(close(fd));
+	} else {
+		CHECK_SYS(close(fd));
+		CHECK_SYS(close(ep));
 	}
-	return PT_PASS;
+}
+
+TEST(registrant_exits_object_closed_first)
+{
+	outlive(false, false);
+}
+
+TEST(registrant_exits_asleep_in_epoll_epoll_closed_first)
+{
+	outlive(true, true);
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }
