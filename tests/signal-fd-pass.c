@@ -113,6 +113,19 @@ static int pass_object(void (*fn)(int fd), bool sender_pending,
 	return fd;
 }
 
+/* Once the receiver is done: the sender's SIGUSR1 is still its own. */
+static void sender_reads_its_own(pid_t child, int fd)
+{
+	struct pollfs_siginfo psi;
+
+	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
+	CHECK_EQ(ps_read_one(fd, &psi), 1);
+	ps_check_sig(&psi, SIGUSR1, SI_USER);
+	CHECK_EQ(psi.psi_pid, getpid());
+	ps_expect_empty(fd);
+	CHECK_SYS(close(fd));
+}
+
 static void receiver_own_only(int fd)
 {
 	struct pollfs_siginfo psi;
@@ -140,17 +153,11 @@ static void receiver_own_only(int fd)
 
 TEST(receiver_reads_its_own_signals_not_the_senders)
 {
-	struct pollfs_siginfo psi;
 	pid_t child;
 	int fd = pass_object(receiver_own_only, true, &child);
 
-	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
 	/* ours, pending since before the fd was passed */
-	CHECK_EQ(ps_read_one(fd, &psi), 1);
-	ps_check_sig(&psi, SIGUSR1, SI_USER);
-	CHECK_EQ(psi.psi_pid, getpid());
-	ps_expect_empty(fd);
-	CHECK_SYS(close(fd));
+	sender_reads_its_own(child, fd);
 }
 
 static void receiver_blocking_read(int fd)
@@ -165,17 +172,27 @@ static void receiver_blocking_read(int fd)
 	CHECK_SYS(close(fd));
 }
 
-TEST(blocking_read_in_the_receiver_woken_by_its_signal)
+/*
+ * The receiver says w and sleeps in syscall nr1 (or nr2) on the object;
+ * sig, sent to it, wakes it there.  None of it is left for the sender.
+ */
+static void wake_receiver(void (*fn)(int fd), char w, long nr1, long nr2,
+			  int sig)
 {
 	pid_t child;
-	int fd = pass_object(receiver_blocking_read, false, &child);
+	int fd = pass_object(fn, false, &child);
 
-	expect_word(sock[0], 'R');
-	ps_wait_in_syscall(child, child, SYS_read, SYS_read);
-	CHECK_SYS(kill(child, SIGUSR1));
+	expect_word(sock[0], w);
+	ps_wait_in_syscall(child, child, nr1, nr2);
+	CHECK_SYS(kill(child, sig));
 	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
 	ps_expect_empty(fd);
 	CHECK_SYS(close(fd));
+}
+
+TEST(blocking_read_in_the_receiver_woken_by_its_signal)
+{
+	wake_receiver(receiver_blocking_read, 'R', SYS_read, SYS_read, SIGUSR1);
 }
 
 static void receiver_epoll(int fd)
@@ -201,15 +218,8 @@ static void receiver_epoll(int fd)
 
 TEST(epoll_in_the_receiver_woken_by_its_signal)
 {
-	pid_t child;
-	int fd = pass_object(receiver_epoll, false, &child);
-
-	expect_word(sock[0], 'E');
-	ps_wait_in_syscall(child, child, SYS_epoll_wait, SYS_epoll_pwait);
-	CHECK_SYS(kill(child, SIGUSR2));
-	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
-	ps_expect_empty(fd);
-	CHECK_SYS(close(fd));
+	wake_receiver(receiver_epoll, 'E', SYS_epoll_wait, SYS_epoll_pwait,
+		      SIGUSR2);
 }
 
 static void receiver_sees_none(int fd)
@@ -222,19 +232,13 @@ static void receiver_sees_none(int fd)
 
 TEST(sender_signal_raised_after_passing_stays_the_senders)
 {
-	struct pollfs_siginfo psi;
 	pid_t child;
 	int fd = pass_object(receiver_sees_none, false, &child);
 
 	expect_word(sock[0], 'P');
 	CHECK_SYS(kill(getpid(), SIGUSR1));
 	word(sock[0], 'S');
-	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
-	CHECK_EQ(ps_read_one(fd, &psi), 1);
-	ps_check_sig(&psi, SIGUSR1, SI_USER);
-	CHECK_EQ(psi.psi_pid, getpid());
-	ps_expect_empty(fd);
-	CHECK_SYS(close(fd));
+	sender_reads_its_own(child, fd);
 }
 
 static void receiver_sets_mask(int fd)

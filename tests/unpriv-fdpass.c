@@ -140,6 +140,18 @@ static void receiver_run(struct receiver r, const int *fds, struct msg *m)
 	CHECK_SYS(close(r.sock));
 }
 
+/* A word of a page mapped after the receiver's fork: only here, 9. */
+static uint32_t *sender_only_word(struct msg *m)
+{
+	uint32_t *only = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(only != MAP_FAILED);
+	*only = 9;
+	m->sender_only = (uintptr_t)only;
+	return only;
+}
+
 static void signal_receiver(const int *fds, const struct msg *m)
 {
 	union sigval v = { .sival_int = 2222 };
@@ -193,15 +205,11 @@ TEST(private_futex_is_woken_only_in_the_armers_memory)
 {
 	struct receiver r = receiver_start(futex_receiver);
 	struct msg m = { .nfds = 1 };
-	uint32_t *only;
 	int fd;
 
-	only = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(only != MAP_FAILED);
+	sender_only_word(&m);
 	fd = fx_new(0);
 	fx_arm(fd, &word, 41, FX_PRIVATE);
-	m.sender_only = (uintptr_t)only;
 	receiver_run(r, &fd, &m);
 	/* still armed, woken by the sender's wake */
 	fx_expect_armed(fd);
@@ -235,15 +243,10 @@ TEST(arming_on_unreadable_memory_is_efault)
 {
 	struct receiver r = receiver_start(arming_receiver);
 	struct msg m = { .nfds = 1 };
-	uint32_t *only;
+	uint32_t *only = sender_only_word(&m);
 	int fd;
 
-	only = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(only != MAP_FAILED);
-	*only = 9;
 	fd = fx_new(0);
-	m.sender_only = (uintptr_t)only;
 	receiver_run(r, &fd, &m);
 	/* what the sender cannot read, it cannot arm on either */
 	CHECK_ERR(fx_write1(fd, (void *)0xffffffff81000000ull, 0,
