@@ -7,7 +7,8 @@
  * at once; several at once; two contexts each polling the other's object;
  * an epoll fd holding the object, polled through the same context (level
  * and edge-triggered); io_destroy and process exit with such polls
- * pending.  A watchdog fails the test if anything deadlocks.
+ * pending.  Each is a TEST of its own, on a context of its own.  The
+ * budget fails the test if anything deadlocks.
  */
 #include "lib/aio.h"
 
@@ -99,18 +100,21 @@ static int exit_with_self_poll(void *unused)
 	return PT_PASS;
 }
 
-int main(void)
+/* A fresh context of 32 and its O_NONBLOCK object. */
+static aio_context_t setup(int *fd)
 {
-	struct epoll_event e;
-	aio_context_t ctx, ctx2;
-	int fd, fd2, ep;
-	int64_t t0;
+	aio_context_t ctx = ax_setup(32);
 
-	file = ax_tmpfile("/tmp", 0);
-	ctx = ax_setup(32);
-	fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	*fd = ax_fd(ctx, POLLFS_NONBLOCK);
+	return ctx;
+}
 
-	/* submitted while empty: pending; a write completes both */
+/* Submitted while empty: pending; a write completes both. */
+TEST(pending_self_poll_completes_with_a_write)
+{
+	int fd;
+	aio_context_t ctx = setup(&fd);
+
 	submit_poll(ctx, fd, 100);
 	ax_expect_empty(fd);
 	CHECK_EQ(ax_revents(fd, POLLIN, 100), 0);
@@ -118,24 +122,40 @@ int main(void)
 	wait_avail(fd, ctx, 2, "write + self poll");
 	reap_check(ctx, 2, 1);
 	ax_expect_empty(fd);
+}
 
-	/* submitted while readable: completes inside io_submit */
+/* Submitted while readable: completes inside io_submit. */
+TEST(self_poll_while_readable_completes_at_once)
+{
+	int fd;
+	aio_context_t ctx = setup(&fd);
+
 	submit_write(ctx, 2);
 	submit_poll(ctx, fd, 101);
 	ax_expect_avail(fd, ctx, 2);
 	reap_check(ctx, 2, 1);
+}
 
-	/* eight pending polls of the object, one write */
+/* Eight pending polls of the object, one write. */
+TEST(eight_self_polls_complete_with_one_write)
+{
+	int fd;
+	aio_context_t ctx = setup(&fd);
+
 	for (int i = 0; i < 8; i++)
 		submit_poll(ctx, fd, 110 + i);
 	ax_expect_empty(fd);
 	submit_write(ctx, 3);
 	wait_avail(fd, ctx, 9, "write + 8 self polls");
 	reap_check(ctx, 9, 8);
+}
 
-	/* two contexts, each polling the other's object, both ways round */
-	ctx2 = ax_setup(32);
-	fd2 = ax_fd(ctx2, POLLFS_NONBLOCK);
+/* Two contexts, each polling the other's object, both ways round. */
+TEST(two_contexts_polling_each_others_object)
+{
+	int fd, fd2;
+	aio_context_t ctx = setup(&fd), ctx2 = setup(&fd2);
+
 	for (int round = 0; round < 2; round++) {
 		submit_poll(ctx, fd2, 120);
 		submit_poll(ctx2, fd, 121);
@@ -148,27 +168,53 @@ int main(void)
 		reap_check(ctx, round ? 1 : 2, 1);
 		reap_check(ctx2, round ? 2 : 1, 1);
 	}
+}
 
-	/* an epoll fd holding the object, polled through the same context */
-	for (int et = 0; et < 2; et++) {
-		ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-		e.events = EPOLLIN | (et ? EPOLLET : 0);
-		e.data.u64 = 0;
-		CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
-		submit_poll(ctx, ep, 130);
-		ax_expect_empty(fd);
-		CHECK_EQ(ax_revents(ep, POLLIN, 100), 0);
-		submit_write(ctx, 5);
-		wait_avail(fd, ctx, 2, et ? "epoll ET poll" : "epoll poll");
-		reap_check(ctx, 2, 1);
-		ax_expect_empty(fd);
-		CHECK_SYS(close(ep));
-	}
+/* An epoll fd holding the object, polled through the same context. */
+static void check_epoll_poll(bool et)
+{
+	struct epoll_event e;
+	int fd, ep;
+	aio_context_t ctx = setup(&fd);
 
-	/* io_destroy with a poll of the object, and one of an epoll fd
-	 * holding it, pending in the same context */
 	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-	e.events = EPOLLIN;
+	e.events = EPOLLIN | (et ? EPOLLET : 0);
+	e.data.u64 = 0;
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+	submit_poll(ctx, ep, 130);
+	ax_expect_empty(fd);
+	CHECK_EQ(ax_revents(ep, POLLIN, 100), 0);
+	submit_write(ctx, 5);
+	wait_avail(fd, ctx, 2, et ? "epoll ET poll" : "epoll poll");
+	reap_check(ctx, 2, 1);
+	ax_expect_empty(fd);
+	CHECK_SYS(close(ep));
+}
+
+TEST(epoll_fd_holding_it_polled_through_its_context)
+{
+	check_epoll_poll(false);
+}
+
+TEST(edge_triggered_epoll_fd_polled_through_its_context)
+{
+	check_epoll_poll(true);
+}
+
+/*
+ * io_destroy with a poll of the object, and one of an epoll fd holding
+ * it, pending in the same context; another context's poll of the object
+ * completes with the hang-up.
+ */
+TEST(io_destroy_with_self_polls_pending)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int fd, fd2, ep;
+	aio_context_t ctx = setup(&fd), ctx2 = setup(&fd2);
+	struct io_event ev;
+	int64_t t0;
+
+	ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	submit_poll(ctx, fd, 140);
 	submit_poll(ctx, ep, 141);
@@ -177,25 +223,30 @@ int main(void)
 	ax_destroy(ctx);
 	CHECK(pt_mono() - t0 < MS(2000));
 	ax_expect_hup(fd);
-	/* ctx2's poll of fd completes with the hang-up */
 	wait_avail(fd2, ctx2, 1, "poll of a destroyed context's object");
-	{
-		struct io_event ev;
-
-		CHECK_EQ(ax_reap(ctx2, 1, 1, &ev, 0), 1);
-		CHECK_EQ(ev.data, 142);
-		CHECK(ev.res & POLLHUP);
-	}
+	CHECK_EQ(ax_reap(ctx2, 1, 1, &ev, 0), 1);
+	CHECK_EQ(ev.data, 142);
+	CHECK(ev.res & POLLHUP);
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(fd2));
 	ax_destroy(ctx2);
+}
 
-	/* a process exits with such polls pending, their fds closed */
+/* A process exits with such polls pending, their fds closed. */
+TEST(exit_with_self_polls_pending)
+{
 	for (int i = 0; i < 5; i++)
 		CHECK_EQ(pt_run_child(exit_with_self_poll, NULL, 20000),
 			 PT_PASS);
+}
 
+int main(void)
+{
+	int ret;
+
+	file = ax_tmpfile("/tmp", 0);
+	ret = pt_run_tests();
 	CHECK_SYS(close(file));
-	return PT_PASS;
+	return ret;
 }
