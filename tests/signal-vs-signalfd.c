@@ -7,7 +7,9 @@
  * gives the same 128 bytes (for SIGCHLD, all but the child's pid and
  * CPU times).  Also what differs: the object's mask is written with
  * write(2), which signalfd refuses, and lseek is ESPIPE where signalfd
- * allows it.
+ * allows it.  Each source of a signal, and what differs, is a TEST of
+ * its own, with a signalfd and an object of its own; after each source
+ * both see nothing.
  */
 #include "lib/signal.h"
 
@@ -45,6 +47,9 @@ SAME(psi_arch, ssi_arch);
 _Static_assert(sizeof(struct pollfs_siginfo) ==
 	       sizeof(struct signalfd_siginfo), "size");
 
+#define RT	(SIGRTMIN + 1)
+#define MASK	(ps_bit(RT) | ps_bit(SIGCHLD))
+
 static int pfd, sfd;
 
 static void read_both(struct pollfs_siginfo *p, struct signalfd_siginfo *s)
@@ -72,43 +77,77 @@ static void compare(const char *what)
 	CHECK(p.psi_signo != 0);
 }
 
-int main(void)
+/* A signalfd and an object, both O_NONBLOCK, of rt and SIGCHLD. */
+static void setup(void)
 {
-	int rt = SIGRTMIN + 1;
-	uint64_t mask = ps_bit(rt) | ps_bit(SIGCHLD);
+	sigset_t set;
+
+	ps_sigset(&set, MASK);
+	sfd = CHECK_SYS(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+	pfd = ps_signal(MASK, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+}
+
+/* Both see nothing now. */
+static void expect_both_empty(void)
+{
+	struct signalfd_siginfo s;
+
+	CHECK_ERR(read(sfd, &s, sizeof(s)), EAGAIN);
+	ps_expect_empty(pfd);
+	CHECK_SYS(close(sfd));
+	CHECK_SYS(close(pfd));
+}
+
+/* kill: a real-time signal queues twice */
+TEST(kill)
+{
+	setup();
+	CHECK_SYS(kill(getpid(), RT));
+	CHECK_SYS(kill(getpid(), RT));
+	compare("kill");
+	expect_both_empty();
+}
+
+TEST(tgkill)
+{
+	setup();
+	CHECK_SYS(ps_tgkill(getpid(), ps_gettid(), RT));
+	CHECK_SYS(ps_tgkill(getpid(), ps_gettid(), RT));
+	compare("tgkill");
+	expect_both_empty();
+}
+
+TEST(sigqueue_int)
+{
+	setup();
+	ps_queue_int(getpid(), RT, -5);
+	ps_queue_int(getpid(), RT, -5);
+	compare("sigqueue int");
+	expect_both_empty();
+}
+
+TEST(sigqueue_ptr)
+{
+	setup();
+	ps_queue_ptr(getpid(), RT, (void *)(uintptr_t)0x8877665544332211ULL);
+	ps_queue_ptr(getpid(), RT, (void *)(uintptr_t)0x8877665544332211ULL);
+	compare("sigqueue ptr");
+	expect_both_empty();
+}
+
+/* A POSIX timer, fired twice. */
+TEST(posix_timer)
+{
 	struct pollfs_siginfo p;
 	struct signalfd_siginfo s;
 	struct itimerspec its;
 	struct sigevent sev;
-	sigset_t set;
-	pid_t c1, c2;
 	int id = -1;
 
-	ps_block(mask);
-	ps_sigset(&set, mask);
-	sfd = CHECK_SYS(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
-	pfd = ps_signal(mask, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-
-	/* kill: a real-time signal queues twice */
-	CHECK_SYS(kill(getpid(), rt));
-	CHECK_SYS(kill(getpid(), rt));
-	compare("kill");
-
-	CHECK_SYS(ps_tgkill(getpid(), ps_gettid(), rt));
-	CHECK_SYS(ps_tgkill(getpid(), ps_gettid(), rt));
-	compare("tgkill");
-
-	ps_queue_int(getpid(), rt, -5);
-	ps_queue_int(getpid(), rt, -5);
-	compare("sigqueue int");
-	ps_queue_ptr(getpid(), rt, (void *)(uintptr_t)0x8877665544332211ULL);
-	ps_queue_ptr(getpid(), rt, (void *)(uintptr_t)0x8877665544332211ULL);
-	compare("sigqueue ptr");
-
-	/* a POSIX timer, fired twice */
+	setup();
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_SIGNAL;
-	sev.sigev_signo = rt;
+	sev.sigev_signo = RT;
 	sev.sigev_value.sival_ptr = (void *)(uintptr_t)0x0102030405060708ULL;
 	CHECK_SYS(syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id));
 	memset(&its, 0, sizeof(its));
@@ -123,8 +162,17 @@ int main(void)
 	CHECK_EQ(p.psi_code, SI_TIMER);
 	CHECK(memcmp(&p, &s, 128) == 0);
 	CHECK_SYS(syscall(SYS_timer_delete, id));
+	expect_both_empty();
+}
 
-	/* SIGCHLD of two children with the same status */
+/* SIGCHLD of two children with the same status. */
+TEST(sigchld)
+{
+	struct pollfs_siginfo p;
+	struct signalfd_siginfo s;
+	pid_t c1, c2;
+
+	setup();
 	c1 = fork();
 	CHECK(c1 >= 0);
 	if (c1 == 0)
@@ -148,21 +196,26 @@ int main(void)
 	CHECK(memcmp(&p, &s, 128) == 0);
 	CHECK_EQ(waitpid(c1, NULL, 0), c1);
 	CHECK_EQ(waitpid(c2, NULL, 0), c2);
+	expect_both_empty();
+}
 
-	/* both see nothing now */
-	CHECK_ERR(read(sfd, &s, sizeof(s)), EAGAIN);
-	ps_expect_empty(pfd);
+/* What differs: the mask written with write(2), and lseek. */
+TEST(mask_write_and_lseek_differ)
+{
+	uint64_t m = ps_bit(RT);
 
-	/* what differs */
-	{
-		uint64_t m = ps_bit(rt);
-
-		CHECK_ERR(write(sfd, &m, sizeof(m)), EINVAL);
-		ps_set_mask(pfd, m);
-		CHECK_EQ(lseek(sfd, 0, SEEK_CUR), 0);
-		CHECK_ERR(lseek(pfd, 0, SEEK_CUR), ESPIPE);
-	}
+	setup();
+	CHECK_ERR(write(sfd, &m, sizeof(m)), EINVAL);
+	ps_set_mask(pfd, m);
+	CHECK_EQ(lseek(sfd, 0, SEEK_CUR), 0);
+	CHECK_ERR(lseek(pfd, 0, SEEK_CUR), ESPIPE);
 	CHECK_SYS(close(sfd));
 	CHECK_SYS(close(pfd));
-	return PT_PASS;
+}
+
+/* Blocked here, for every TEST's child to inherit. */
+int main(void)
+{
+	ps_block(MASK);
+	return pt_run_tests();
 }
