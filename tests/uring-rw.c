@@ -9,7 +9,8 @@
  * record even on an O_NONBLOCK file, exactly as on an O_NONBLOCK eventfd
  * (io_uring retries when poll says ready), unless it asks RWF_NOWAIT.
  * A mismatched futex arm completes with EAGAIN, as write(2) fails (after
- * one retry in an io_uring worker).
+ * one retry in an io_uring worker).  Each kind on each kind of file is a
+ * TEST of its own, in a process and on a ring of its own.
  */
 #include "lib/aio.h"
 #include "lib/futex.h"
@@ -199,11 +200,10 @@ static void check_aio(unsigned int flags)
 	ax_destroy(ctx);
 }
 
-int main(void)
+/* A ring of this TEST's own, with the fixed buffer registered. */
+static void setup(void)
 {
-	static const unsigned int modes[] = { 0, POLLFS_NONBLOCK };
 	struct iovec reg = { .iov_len = 4096 };
-	unsigned int i;
 
 	ut_init();
 	fixed = mmap(NULL, reg.iov_len, PROT_READ | PROT_WRITE,
@@ -211,18 +211,104 @@ int main(void)
 	CHECK(fixed != MAP_FAILED);
 	reg.iov_base = fixed;
 	CHECK_EQ(io_uring_register_buffers(&ut_ring, &reg, 1), 0);
-	for (i = 0; i < 2; i++) {
-		pt_diag("%s files", modes[i] ? "O_NONBLOCK" : "blocking");
-		check_eventfd(modes[i]);
-		check_timer(modes[i]);
-		check_signal(modes[i]);
-		check_aio(modes[i]);
-		check_futex(modes[i]);
-	}
+}
+
+/* All inline: no io_uring worker thread. */
+static void expect_no_workers(void)
+{
 	CHECK_EQ(ut_workers(), 0);
-	for (i = 0; i < 2; i++)
-		check_futex_mismatch(modes[i]);
+}
+
+TEST(eventfd_blocking)
+{
+	setup();
+	check_eventfd(0);
+	expect_no_workers();
+}
+
+TEST(timer_blocking)
+{
+	setup();
+	check_timer(0);
+	expect_no_workers();
+}
+
+TEST(signal_blocking)
+{
+	setup();
+	check_signal(0);
+	expect_no_workers();
+}
+
+TEST(aio_blocking)
+{
+	setup();
+	check_aio(0);
+	expect_no_workers();
+}
+
+TEST(futex_blocking)
+{
+	setup();
+	check_futex(0);
+	expect_no_workers();
+}
+
+TEST(eventfd_nonblock)
+{
+	setup();
+	check_eventfd(POLLFS_NONBLOCK);
+	expect_no_workers();
+}
+
+TEST(timer_nonblock)
+{
+	setup();
+	check_timer(POLLFS_NONBLOCK);
+	expect_no_workers();
+}
+
+TEST(signal_nonblock)
+{
+	setup();
+	check_signal(POLLFS_NONBLOCK);
+	expect_no_workers();
+}
+
+TEST(aio_nonblock)
+{
+	setup();
+	check_aio(POLLFS_NONBLOCK);
+	expect_no_workers();
+}
+
+TEST(futex_nonblock)
+{
+	setup();
+	check_futex(POLLFS_NONBLOCK);
+	expect_no_workers();
+}
+
+TEST(futex_mismatch_blocking)
+{
+	setup();
+	check_futex_mismatch(0);
 	pt_diag("io_uring workers at the end: %d (the futex EAGAIN's retry)",
 		ut_workers());
-	return PT_PASS;
+}
+
+TEST(futex_mismatch_nonblock)
+{
+	setup();
+	check_futex_mismatch(POLLFS_NONBLOCK);
+	pt_diag("io_uring workers at the end: %d (the futex EAGAIN's retry)",
+		ut_workers());
+}
+
+/* Without io_uring the whole program skips; each TEST makes its ring. */
+int main(void)
+{
+	ut_init();
+	io_uring_queue_exit(&ut_ring);
+	return pt_run_tests();
 }
