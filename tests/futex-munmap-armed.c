@@ -10,7 +10,8 @@
  *  - shared file (the file's inode and offset): a new mapping of the
  *    same file, anywhere, wakes it.
  * MADV_DONTNEED on an armed private word leaves the wait armed.
- * A child exiting with a wait on an unmapped word is clean too.
+ * A child exiting with a wait on an unmapped word is clean too.  Each
+ * case is a TEST.
  */
 #include "lib/futex.h"
 
@@ -30,15 +31,12 @@ static void *map_at(void *hint, int flags, int fd)
 	return p;
 }
 
-int main(void)
+TEST(private_unmapped_then_woken_and_closed)
 {
-	char path[] = "/tmp/pollfs-futex-XXXXXX";
-	uint32_t *p, *q;
+	int fd = fx_new(POLLFS_NONBLOCK);
+	uint32_t *p;
 	long r;
-	int fd = fx_new(POLLFS_NONBLOCK), file, status;
-	pid_t pid;
 
-	/* private: munmap, wake, close */
 	p = map_at(NULL, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	p[2] = 5;
 	fx_arm(fd, &p[2], 5, FX_PRIVATE);
@@ -49,9 +47,14 @@ int main(void)
 	pt_diag("private, unmapped: the wake counted %ld", r);
 	CHECK_SYS(close(fd));
 	CHECK_EQ(fx_wake(&p[2], INT_MAX, FX_PRIVATE), 0);
+}
 
-	/* private: munmap, new mapping at the same address, close */
-	fd = fx_new(POLLFS_NONBLOCK);
+TEST(private_remapped_at_the_same_address)
+{
+	int fd = fx_new(POLLFS_NONBLOCK);
+	uint32_t *p, *q;
+	long r;
+
 	p = map_at(NULL, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	p[2] = 5;
 	fx_arm(fd, &p[2], 5, FX_PRIVATE);
@@ -66,9 +69,14 @@ int main(void)
 		fx_expect_rec(fd, &p[2], 5, FX_PRIVATE);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(munmap(q, PG));
+}
 
-	/* private: MADV_DONTNEED zaps the page, the wait stays */
-	fd = fx_new(POLLFS_NONBLOCK);
+/* MADV_DONTNEED zaps the page, the wait stays. */
+TEST(private_page_zapped_wait_stays)
+{
+	int fd = fx_new(POLLFS_NONBLOCK);
+	uint32_t *p;
+
 	p = map_at(NULL, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	p[3] = 8;
 	fx_arm(fd, &p[3], 8, FX_PRIVATE);
@@ -78,9 +86,15 @@ int main(void)
 	CHECK_EQ(fx_wake(&p[3], INT_MAX, FX_PRIVATE), 1);
 	fx_expect_rec(fd, &p[3], 8, FX_PRIVATE);
 	CHECK_SYS(munmap(p, PG));
+	CHECK_SYS(close(fd));
+}
 
-	/* shared anonymous: munmap (the memory is gone), a new shared
-	 * mapping at the same address is another futex */
+/* The memory is gone: a new shared mapping there is another futex. */
+TEST(shared_anonymous_remapped_is_another_futex)
+{
+	int fd = fx_new(POLLFS_NONBLOCK);
+	uint32_t *p, *q;
+
 	p = map_at(NULL, MAP_SHARED | MAP_ANONYMOUS, -1);
 	p[4] = 9;
 	fx_arm(fd, &p[4], 9, FX_SHARED);
@@ -93,9 +107,15 @@ int main(void)
 	fx_expect_armed(fd);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(munmap(q, PG));
+}
 
-	/* shared file: munmap, map the file again elsewhere: same futex */
-	fd = fx_new(POLLFS_NONBLOCK);
+/* Mapped again elsewhere, a file is the same futex. */
+TEST(shared_file_remapped_elsewhere_is_the_same_futex)
+{
+	char path[] = "/tmp/pollfs-futex-XXXXXX";
+	int fd = fx_new(POLLFS_NONBLOCK), file;
+	uint32_t *p, *q;
+
 	file = CHECK_SYS(mkstemp(path));
 	CHECK_SYS(ftruncate(file, PG));
 	p = map_at(NULL, MAP_SHARED, file);
@@ -119,9 +139,13 @@ int main(void)
 	CHECK_SYS(close(file));
 	fx_expect_armed(fd);
 	CHECK_SYS(close(fd));
+}
 
-	/* a wait-any over three pages, all unmapped, then closed */
-	fd = fx_new(POLLFS_NONBLOCK);
+TEST(waitany_over_three_unmapped_pages)
+{
+	int fd = fx_new(POLLFS_NONBLOCK);
+	uint32_t *p;
+
 	p = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(p != MAP_FAILED);
@@ -137,25 +161,31 @@ int main(void)
 	CHECK_SYS(munmap(p, 3 * PG));
 	fx_expect_armed(fd);
 	CHECK_SYS(close(fd));
+}
 
-	/* a child exits with a wait on a word it unmapped */
+TEST(child_exits_waiting_on_words_it_unmapped)
+{
+	uint32_t *p, *q;
+	int status;
+	pid_t pid;
+
 	pid = fx_fork();
 	if (pid == 0) {
-		int cfd = fx_new(0);
+		int cfd = fx_new(0), cfd2 = fx_new(0);
 
 		p = map_at(NULL, MAP_SHARED | MAP_ANONYMOUS, -1);
 		fx_arm(cfd, &p[1], 0, FX_SHARED);
 		q = map_at(NULL, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-		{
-			int cfd2 = fx_new(0);
-
-			fx_arm(cfd2, &q[1], 0, FX_PRIVATE);
-		}
+		fx_arm(cfd2, &q[1], 0, FX_PRIVATE);
 		munmap(p, PG);
 		munmap(q, PG);
 		_exit(PT_PASS);
 	}
 	CHECK_EQ(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == PT_PASS);
-	return PT_PASS;
+}
+
+int main(void)
+{
+	return pt_run_tests();
 }

@@ -15,6 +15,7 @@
  *    nothing, and leaves the object unarmed (whatever it was before);
  *  - a write replacing the set (a set, one record, or the disarm record)
  *    leaves no waiter on the old words.
+ * Each size of set, and each of the rest, is a TEST.
  */
 #include "lib/futex.h"
 
@@ -222,28 +223,69 @@ static void replaced(int fd)
 	fx_disarm(fd);
 }
 
+/* A set of k on a non-blocking and on a blocking object. */
+static void run_both(int k)
+{
+	int fd = fx_new(POLLFS_NONBLOCK), bfd = fx_new(0);
+
+	run(fd, k);
+	run(bfd, k);
+	CHECK_SYS(close(fd));
+	CHECK_SYS(close(bfd));
+}
+
+TEST(set_of_2)
+{
+	run_both(2);
+}
+
+TEST(set_of_3)
+{
+	run_both(3);
+}
+
+TEST(set_of_16)
+{
+	run_both(16);
+}
+
+TEST(set_of_128)
+{
+	run_both(128);
+}
+
+TEST(watch_mixed_with_plain_is_einval)
+{
+	int fd = fx_new(POLLFS_NONBLOCK);
+
+	mixed(fd);
+	CHECK_SYS(close(fd));
+}
+
+TEST(mismatch_anywhere_is_eagain)
+{
+	int fd = fx_new(POLLFS_NONBLOCK);
+
+	mismatch(fd);
+	CHECK_SYS(close(fd));
+}
+
+TEST(replaced_set_leaves_no_waiter)
+{
+	int fd = fx_new(POLLFS_NONBLOCK), bfd = fx_new(0);
+
+	replaced(fd);
+	replaced(bfd);
+	CHECK_SYS(close(fd));
+	CHECK_SYS(close(bfd));
+}
+
 int main(void)
 {
-	static const int ks[] = { 2, 3, 16, 128 };
-	int fd, bfd;
-
 	shm = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);
 	for (int i = 0; i < K; i++)
 		*(uint32_t *)addr_of(i) = 0x100u * (uint32_t)i;
-
-	fd = fx_new(POLLFS_NONBLOCK);
-	bfd = fx_new(0);
-	for (size_t n = 0; n < sizeof(ks) / sizeof(ks[0]); n++) {
-		run(fd, ks[n]);
-		run(bfd, ks[n]);
-	}
-	mixed(fd);
-	mismatch(fd);
-	replaced(fd);
-	replaced(bfd);
-	CHECK_SYS(close(fd));
-	CHECK_SYS(close(bfd));
-	return PT_PASS;
+	return pt_run_tests();
 }
