@@ -16,6 +16,9 @@
  * no wake counts it), never both, never readable twice for one wake.
  * Then the new image arms them all again, watched, on its own words,
  * and they work: wake, read, wake again, disarm, close.
+ * Each of the three objects is a TEST of its own: each TEST's child sets
+ * up all three and the helper and execs; the new image checks that
+ * object, from its state after exec to its re-arm, and closes the others.
  */
 #include "lib/futex.h"
 
@@ -132,10 +135,75 @@ static void read_old(int fd, const char *what, uint64_t addr, uint32_t flags)
 	}
 }
 
-static int new_image(const struct handoff *h)
+/*
+ * Armed again in the new image, watched, on its own word: it works (wake,
+ * read, wake again, disarm).  Leaves *own one past the word it used.
+ */
+static void rearmed_works(int fd, uint32_t *own, uint32_t fl)
+{
+	fx_arm(fd, own, *own, fl | FX_WATCH);
+	CHECK_EQ(fx_wake(own, 1, fl), 1);
+	(*own)++;
+	fx_expect_watch(fd, own, *own, fl | FX_WATCH);
+	CHECK_EQ(fx_wake(own, 1, fl), 1);
+	fx_expect_watch(fd, own, *own, fl | FX_WATCH);
+	fx_disarm(fd);
+	fx_expect_unarmed(fd);
+	CHECK_EQ(fx_wake(own, INT_MAX, fl), 0);
+}
+
+/* The old image's private word: armed, never fires. */
+static void check_private(const struct handoff *h)
+{
+	uint32_t own = 0x77;
+
+	fx_expect_armed(h->fa);
+	CHECK_EQ(fx_futex((void *)(uintptr_t)h->a, FUTEX_WAKE_PRIVATE,
+			  INT_MAX, 0, NULL, 0), 0);
+	CHECK_EQ(fx_revents(h->fa, 100), 0);
+	fx_expect_armed(h->fa);
+
+	rearmed_works(h->fa, &own, FX_PRIVATE);
+	/* armed when closed: no waiter left */
+	fx_arm(h->fa, &own, own, FX_PRIVATE | FX_WATCH);
+	CHECK_SYS(close(h->fa));
+	CHECK_EQ(fx_wake(&own, INT_MAX, FX_PRIVATE), 0);
+}
+
+/* Woken before exec: its record is there. */
+static void check_woken_before(const struct handoff *h)
+{
+	uint32_t own = 0x77;
+
+	read_old(h->fb, "woken before exec", h->b, FX_PRIVATE | FX_WATCH);
+	consistent(h->fb, "woken before exec", NULL, NULL, h->b,
+		   FX_PRIVATE | FX_WATCH);
+	rearmed_works(h->fb, &own, FX_PRIVATE);
+	CHECK_SYS(close(h->fb));
+}
+
+/* Shared: the helper, which still maps the word, wakes it. */
+static void check_shared(const struct handoff *h)
+{
+	uint32_t own = 0x77;
+
+	fx_expect_armed(h->fs);
+	CHECK_EQ(helper_wake(h), 1);
+	pt_wait_readable(h->fs, PT_WAIT_MS);
+	read_old(h->fs, "shared, woken after exec", h->s,
+		 FX_SHARED | FX_WATCH);
+	consistent(h->fs, "shared, woken after exec", wake_helper, h, h->s,
+		   FX_SHARED | FX_WATCH);
+	rearmed_works(h->fs, &own, FX_SHARED);
+	CHECK_SYS(close(h->fs));
+}
+
+/* What the new image checks: one of the three objects. */
+enum which { PRIVATE_ARMED, WOKEN_BEFORE, SHARED_HELPER };
+
+static int new_image(const struct handoff *h, int which)
 {
 	const int fds[3] = { h->fa, h->fb, h->fs };
-	uint32_t own = 0x77;
 	int status;
 
 	for (int i = 0; i < 3; i++) {
@@ -148,45 +216,25 @@ static int new_image(const struct handoff *h)
 		CHECK(!strcmp(link, "pollfs:[futex]"));
 	}
 
-	/* the old image's private word: armed, never fires */
-	fx_expect_armed(h->fa);
-	CHECK_EQ(fx_futex((void *)(uintptr_t)h->a, FUTEX_WAKE_PRIVATE,
-			  INT_MAX, 0, NULL, 0), 0);
-	CHECK_EQ(fx_revents(h->fa, 100), 0);
-	fx_expect_armed(h->fa);
-
-	/* woken before exec: its record is there */
-	read_old(h->fb, "woken before exec", h->b, FX_PRIVATE | FX_WATCH);
-	consistent(h->fb, "woken before exec", NULL, NULL, h->b,
-		   FX_PRIVATE | FX_WATCH);
-
-	/* shared: the helper, which still maps the word, wakes it */
-	fx_expect_armed(h->fs);
-	CHECK_EQ(helper_wake(h), 1);
-	pt_wait_readable(h->fs, PT_WAIT_MS);
-	read_old(h->fs, "shared, woken after exec", h->s,
-		 FX_SHARED | FX_WATCH);
-	consistent(h->fs, "shared, woken after exec", wake_helper, h, h->s,
-		   FX_SHARED | FX_WATCH);
-
-	/* armed again in the new image, watched: they work */
-	for (int i = 0; i < 3; i++) {
-		uint32_t fl = (i == 2) ? FX_SHARED : FX_PRIVATE;
-
-		fx_arm(fds[i], &own, own, fl | FX_WATCH);
-		CHECK_EQ(fx_wake(&own, 1, fl), 1);
-		own++;
-		fx_expect_watch(fds[i], &own, own, fl | FX_WATCH);
-		CHECK_EQ(fx_wake(&own, 1, fl), 1);
-		fx_expect_watch(fds[i], &own, own, fl | FX_WATCH);
-		fx_disarm(fds[i]);
-		fx_expect_unarmed(fds[i]);
-		CHECK_EQ(fx_wake(&own, INT_MAX, fl), 0);
+	switch (which) {
+	case PRIVATE_ARMED:
+		check_private(h);
+		CHECK_SYS(close(h->fb));
+		CHECK_SYS(close(h->fs));
+		break;
+	case WOKEN_BEFORE:
+		check_woken_before(h);
+		CHECK_SYS(close(h->fa));
+		CHECK_SYS(close(h->fs));
+		break;
+	case SHARED_HELPER:
+		check_shared(h);
+		CHECK_SYS(close(h->fa));
+		CHECK_SYS(close(h->fb));
+		break;
+	default:
+		FAIL("no case %d", which);
 	}
-	fx_arm(h->fa, &own, own, FX_PRIVATE | FX_WATCH);
-	for (int i = 0; i < 3; i++)
-		CHECK_SYS(close(fds[i]));
-	CHECK_EQ(fx_wake(&own, INT_MAX, FX_PRIVATE), 0);
 
 	CHECK_SYS(close(h->cmd_w));
 	CHECK_EQ(waitpid(h->helper, &status, 0), h->helper);
@@ -195,14 +243,14 @@ static int new_image(const struct handoff *h)
 	return PT_PASS;
 }
 
-static int old_image(void *unused)
+/* Sets up the three objects and the helper, then execs to check @which. */
+static int old_image(void *which)
 {
 	char arg[256];
 	struct handoff h;
 	uint32_t *shm;
 	int cmd[2], ans[2];
 
-	(void)unused;
 	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(shm != MAP_FAILED);
@@ -235,26 +283,48 @@ static int old_image(void *unused)
 	close(ans[1]);
 	h.cmd_w = cmd[1];
 	h.ans_r = ans[0];
-	snprintf(arg, sizeof(arg), "%d %d %d %d %d %d %llx %llx %llx", h.fa,
-		 h.fb, h.fs, h.cmd_w, h.ans_r, (int)h.helper, h.a, h.b, h.s);
+	snprintf(arg, sizeof(arg), "%d %d %d %d %d %d %d %llx %llx %llx",
+		 (int)(intptr_t)which, h.fa, h.fb, h.fs, h.cmd_w, h.ans_r,
+		 (int)h.helper, h.a, h.b, h.s);
 	execl("/proc/self/exe", "futex-watch-exec", "--new-image", arg,
 	      (char *)NULL);
 	FAIL("exec /proc/self/exe: %s", strerror(errno));
 }
 
+static void exec_and_check(enum which which)
+{
+	CHECK_EQ(pt_run_child(old_image, (void *)(intptr_t)which, 30000),
+		 PT_PASS);
+}
+
+TEST(private_watch_of_the_old_image_never_fires)
+{
+	exec_and_check(PRIVATE_ARMED);
+}
+
+TEST(watch_woken_before_exec_keeps_its_record)
+{
+	exec_and_check(WOKEN_BEFORE);
+}
+
+TEST(shared_watch_woken_by_a_helper_after_exec)
+{
+	exec_and_check(SHARED_HELPER);
+}
+
 int main(int argc, char **argv)
 {
+	/* the new image of a TEST's exec: checks, before any TEST runs */
 	if (argc == 3 && !strcmp(argv[1], "--new-image")) {
 		struct handoff h;
-		int helper;
+		int helper, which;
 
-		if (sscanf(argv[2], "%d %d %d %d %d %d %llx %llx %llx", &h.fa,
-			   &h.fb, &h.fs, &h.cmd_w, &h.ans_r, &helper, &h.a,
-			   &h.b, &h.s) != 9)
+		if (sscanf(argv[2], "%d %d %d %d %d %d %d %llx %llx %llx",
+			   &which, &h.fa, &h.fb, &h.fs, &h.cmd_w, &h.ans_r,
+			   &helper, &h.a, &h.b, &h.s) != 10)
 			FAIL("bad argument \"%s\"", argv[2]);
 		h.helper = helper;
-		return new_image(&h);
+		return new_image(&h, which);
 	}
-	CHECK_EQ(pt_run_child(old_image, NULL, 30000), PT_PASS);
-	return PT_PASS;
+	return pt_run_tests();
 }
