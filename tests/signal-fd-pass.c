@@ -15,8 +15,7 @@
 
 PT_BUDGET(60);
 
-static const uint64_t mask = (1ull << (SIGUSR1 - 1)) |
-			     (1ull << (SIGUSR2 - 1));
+static uint64_t mask;	/* SIGUSR1 and SIGUSR2 */
 static int sock[2];
 static pid_t sender;
 
@@ -270,5 +269,6 @@ TEST(mask_written_by_the_receiver_is_the_senders)
 
 int main(void)
 {
+	mask = ps_bit(SIGUSR1) | ps_bit(SIGUSR2);
 	return pt_run_tests();
 }
