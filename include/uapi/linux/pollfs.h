@@ -141,4 +141,34 @@ struct pollfs_aio_event {
 	__u64 available;
 };
 
+/*
+ * The record ring (1.2): on a timer or futex object, POLLFS_IOC_RING sets
+ * up a ring of records that the kernel fills and the application maps
+ * (mmap of p.mmap_size bytes at offset 0, MAP_SHARED) and drains with
+ * loads and stores.  head is the application's, tail the kernel's; both
+ * count records modulo 2^32, record i is at off_records + (i & (entries
+ * - 1)) * record_size.  The kernel stores tail with release ordering
+ * after the record; the application loads tail with acquire ordering and
+ * stores head with release ordering once it has copied the records.
+ * POLLFS_RING_OVERFLOW in the flags word: records wait in the object,
+ * for read(2).  See pollfs(7).
+ */
+#define POLLFS_RING_OVERFLOW	0x1
+#define POLLFS_RING_ENTRIES_MIN	2
+#define POLLFS_RING_ENTRIES_MAX	4096
+
+struct pollfs_ring_params {
+	__u32 entries;		/* in: a power of two, 2..4096 */
+	__u32 flags;		/* in: 0 */
+	__u32 record_size;	/* out: the object's read record size */
+	__u32 off_head;		/* out: offsets in the mapping of the */
+	__u32 off_tail;		/*      three __u32 words */
+	__u32 off_flags;
+	__u32 off_records;	/* out: offset of record 0 */
+	__u32 reserved;		/* in: 0 */
+	__u64 mmap_size;	/* out: the length to map */
+};
+
+#define POLLFS_IOC_RING		_IOWR(POLLFS_IOC_MAGIC, 0x21, struct pollfs_ring_params)
+
 #endif /* _UAPI_LINUX_POLLFS_H */
