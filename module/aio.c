@@ -10,12 +10,16 @@
  *
  * The object takes no reference on the context: a reference on its
  * users or reqs would keep io_destroy(2), and the exit of a process
- * whose files still hold the object, waiting forever.  Instead it keeps
- * an entry on the context's wait queue and forgets the context in the
- * wake-up that kill_ioctx() sends before anything of the context is
- * freed; the context itself is freed an RCU grace period after that
- * (free_ioctx() is queued with queue_rcu_work()), so a reader that
- * found the pointer still set, under rcu_read_lock(), may use it.
+ * whose files still hold the object, waiting forever.  Instead the
+ * objects of one context share a hub, which keeps one entry on the
+ * context's wait queue however many objects there are, and forgets the
+ * context in the wake-up that kill_ioctx() sends before anything of the
+ * context is freed; the context itself is freed an RCU grace period
+ * after that (free_ioctx() is queued with queue_rcu_work()), so a reader
+ * that found the pointer still set, under rcu_read_lock(), may use it.
+ * So what a completion does for pollfs under the context's lock, with
+ * interrupts off, is one entry's work whatever the number of objects:
+ * their pollers and readers wait on the hub's queue, woken once.
  *
  * The entry's function is called with every completion before 6.7 and
  * only by kill_ioctx() since ("aio: obey min_nr when doing wakeups"),
@@ -28,7 +32,7 @@
  * at the return the completion is in the ring, and the completing iocb
  * still holds its context.
  *
- * That return wakes our queue directly, as the eventfd of an
+ * That return wakes the hub's queue directly, as the eventfd of an
  * IOCB_FLAG_RESFD iocb is signalled a few instructions earlier in the
  * same function, after every lock of the context is dropped: our
  * wake-up takes the locks that eventfd_signal() takes (the woken file's
@@ -37,15 +41,16 @@
  * there: a read, write or fsync completes from a driver's completion (an
  * interrupt, a workqueue, io_submit() itself), never inside a wake-up,
  * and each of them is taken with interrupts off, so no interrupt's
- * completion lands inside one.  One completion is the exception: an IOCB_CMD_POLL completed inline by aio_poll_wake(),
- * inside the wake-up of the queue it polls, under that queue's lock.  If
- * it polls this object, or an epoll file holding it, a direct wake-up
- * would take that lock again.  A poll iocb's completion therefore goes
- * through an irq_work, which runs once interrupts are on again, when no
+ * completion lands inside one.  One completion is the exception: an
+ * IOCB_CMD_POLL completed inline by aio_poll_wake(), inside the wake-up
+ * of the queue it polls, under that queue's lock.  If it polls an object
+ * of this context, or an epoll file holding one, a direct wake-up would
+ * take that lock again.  A poll iocb's completion therefore goes through
+ * the hub's irq_work, which runs once interrupts are on again, when no
  * queue lock is held on this CPU (each is taken with interrupts off);
- * so do the death's wake-up, which comes under the context's queue lock,
- * and the objects past the first few of one context.  The hop costs a
- * self-IPI on x86, a tenth of the submitter's time in bench-aio.
+ * so does the death's wake-up, which comes under the context's queue
+ * lock.  The hop costs a self-IPI on x86, a tenth of the submitter's
+ * time in bench-aio.
  *
  * An iocb is a poll iocb when its wait entry's function is
  * aio_poll_wake(): aio_poll() sets it before the iocb can be woken, and
@@ -66,8 +71,15 @@
  * aio_complete() sleeps (it is called from interrupts too), but on
  * PREEMPT_RT, where its spinlock_t locks do: there no return is hooked,
  * and the context's wait queue, whose entries aio_complete() calls after
- * every completion before 6.7, wakes the object through its irq_work,
+ * every completion before 6.7, wakes the hub through its irq_work,
  * which runs in a thread.
+ *
+ * Locks, outer first: the context's ctx->wait.lock (the hub on its
+ * queue, the hub's context pointer and its last object's leaving), then
+ * ctx->completion_lock (the ring's tail and page 0, read for the count),
+ * never both at once; the hub's queue lock alone, after ctx->wait.lock
+ * is dropped.  All are spinlocks taken with interrupts off, which sleep
+ * on PREEMPT_RT (where nothing of this runs from a hook).
  *
  * The context's layout comes from the target kernel's BTF
  * (module/internals.list).
@@ -94,13 +106,26 @@ struct pollfs_aio_waiter {
 #endif
 };
 
-struct pollfs_aio_ctx {
-	struct pollfs_object obj;
-	wait_queue_head_t wqh;
+/*
+ * What every object of one context shares: the one entry pollfs puts on
+ * the kioctx's wait queue, and the queue their pollers and readers wait
+ * on.  A completion finds it there and wakes that queue once, so what it
+ * costs under the context's lock, with interrupts off, does not grow with
+ * the number of objects; the wake-up of their pollers is an eventfd's.
+ */
+struct pollfs_aio_hub {
 	struct pollfs_aio_waiter ctx_wait;	/* on the kioctx's wait queue */
 	void *ctx;	/* the kioctx, NULL once dead; RCU, ctx->wait.lock */
+	refcount_t users;	/* the objects on it */
+	wait_queue_head_t wqh;
 	struct irq_work work;
 	bool hup;	/* the context died: the work wakes with EPOLLHUP */
+	struct rcu_head rcu;
+};
+
+struct pollfs_aio_ctx {
+	struct pollfs_object obj;
+	struct pollfs_aio_hub *hub;
 	u64 user_id;
 };
 
@@ -122,26 +147,27 @@ static wait_queue_head_t *kioctx_wait(void *ctx)
 /*
  * Unreaped completions, counted as fs/aio.c counts them: the kernel's
  * tail against the head user space writes, taken modulo the ring size
- * because user space may write anything there.  The completion lock
- * keeps ring page 0 from being migrated under us.
+ * because user space may write anything there.  Ring page 0 is looked
+ * up under the completion lock: aio_migrate_folio() replaces it under
+ * that lock and frees the old page once it drops it.
  */
 static unsigned int pollfs_aio_available(void *ctx)
 {
 	spinlock_t *lock = ctx + KIOCTX_COMPLETION_LOCK;
 	unsigned int nr = *(unsigned int *)(ctx + KIOCTX_NR_EVENTS);
-#if defined(KIOCTX_RING_PAGES)
-	struct page *page0 = (*(struct page ***)(ctx + KIOCTX_RING_PAGES))[0];
-#elif defined(KIOCTX_RING_FOLIOS)
-	struct page *page0 =
-		folio_page((*(struct folio ***)(ctx + KIOCTX_RING_FOLIOS))[0], 0);
-#else
-#error "this kernel's struct kioctx has neither ring_pages nor ring_folios"
-#endif
 	unsigned int head, tail;
+	struct page *page0;
 	unsigned long flags;
 	void *ring;
 
 	spin_lock_irqsave(lock, flags);
+#if defined(KIOCTX_RING_PAGES)
+	page0 = (*(struct page ***)(ctx + KIOCTX_RING_PAGES))[0];
+#elif defined(KIOCTX_RING_FOLIOS)
+	page0 = folio_page((*(struct folio ***)(ctx + KIOCTX_RING_FOLIOS))[0], 0);
+#else
+#error "this kernel's struct kioctx has neither ring_pages nor ring_folios"
+#endif
 	tail = *(unsigned int *)(ctx + KIOCTX_TAIL);
 	ring = kmap_local_page(page0);
 	head = READ_ONCE(*(unsigned int *)(ring + AIO_RING_HEAD));
@@ -155,8 +181,9 @@ static unsigned int pollfs_aio_available(void *ctx)
 /*
  * Called under ctx->wait.lock by kill_ioctx(), and before 6.7 by every
  * completion too, which the return of aio_complete() tells instead but on
- * PREEMPT_RT.  On death it leaves the queue and drops the pointer; after
- * that last store it must not touch @a, which release may free.
+ * PREEMPT_RT.  On death the hub leaves the queue and drops the pointer;
+ * after that last store it must not touch @hub, which the last object's
+ * release may free.
  *
  * The death is told to the work before it is queued: a work a poll
  * iocb's completion queued may still be pending, and then this queueing
@@ -167,40 +194,35 @@ static unsigned int pollfs_aio_available(void *ctx)
 static int pollfs_aio_ctx_woken(wait_queue_entry_t *wait, unsigned int mode,
 				int sync, void *key)
 {
-	struct pollfs_aio_ctx *a = container_of(wait, struct pollfs_aio_ctx, ctx_wait.w);
+	struct pollfs_aio_hub *hub = container_of(wait, struct pollfs_aio_hub,
+						  ctx_wait.w);
 
-	if (!atomic_read(kioctx_dead(a->ctx))) {
+	lockdep_assert_held(&kioctx_wait(hub->ctx)->lock);
+	if (!atomic_read(kioctx_dead(hub->ctx))) {
 		if (IS_ENABLED(CONFIG_PREEMPT_RT))
-			irq_work_queue(&a->work);
+			irq_work_queue(&hub->work);
 		return 0;
 	}
-	WRITE_ONCE(a->hup, true);
-	irq_work_queue(&a->work);
+	WRITE_ONCE(hub->hup, true);
+	irq_work_queue(&hub->work);
 	list_del_init(&wait->entry);
 	/* Pairs with the acquire loads of the readers and release. */
-	smp_store_release(&a->ctx, NULL);
+	smp_store_release(&hub->ctx, NULL);
 	return 0;
 }
 
 static void pollfs_aio_wake(struct irq_work *work)
 {
-	struct pollfs_aio_ctx *a = container_of(work, struct pollfs_aio_ctx, work);
+	struct pollfs_aio_hub *hub = container_of(work, struct pollfs_aio_hub,
+						  work);
 
-	wake_up_poll(&a->wqh, READ_ONCE(a->hup) ? EPOLLHUP : EPOLLIN);
+	wake_up_poll(&hub->wqh, READ_ONCE(hub->hup) ? EPOLLHUP : EPOLLIN);
 }
 
 #ifdef AIO_WAITER_SIZE
 static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
 #endif
-
-static void pollfs_aio_init_waiter(struct pollfs_aio_waiter *waiter)
-{
-	init_waitqueue_func_entry(&waiter->w, pollfs_aio_ctx_woken);
-#ifdef AIO_WAITER_SIZE
-	waiter->min_nr = SIZE_MAX;
-#endif
-}
 
 #if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || !IS_ENABLED(CONFIG_RETHOOK)
 #error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS and CONFIG_RETHOOK"
@@ -220,12 +242,6 @@ struct pollfs_aio_return {
 };
 
 /*
- * Objects of one context a completion wakes directly; the others, rare
- * (one object per context is the use), take the irq_work.
- */
-#define POLLFS_AIO_DIRECT_WAKES		4
-
-/*
  * Returns pending at once on a CPU: the completions nested there (see
  * the head comment), far fewer.  The first completion that finds the
  * pool empty all the same is told in the kernel log.
@@ -235,16 +251,32 @@ struct pollfs_aio_return {
 static struct rethook *pollfs_aio_rethook;
 
 /*
- * The completion is in the ring.  The objects found on the queue are
- * woken after its lock is dropped, and may be released meanwhile: their
- * memory outlives this RCU reader.
+ * The hub on a context's wait queue, if any: at most one, among the
+ * kernel's own waiters (io_getevents() callers), which aio_complete()
+ * walks itself.  ctx->wait.lock held.
+ */
+static struct pollfs_aio_hub *pollfs_aio_find_hub(wait_queue_head_t *wq)
+{
+	wait_queue_entry_t *w;
+
+	lockdep_assert_held(&wq->lock);
+	list_for_each_entry(w, &wq->head, entry)
+		if (w->func == pollfs_aio_ctx_woken)
+			return container_of(w, struct pollfs_aio_hub,
+					    ctx_wait.w);
+	return NULL;
+}
+
+/*
+ * The completion is in the ring: wake the objects' queue, after the
+ * context's lock is dropped (their wake-up takes the pollers' locks).
+ * The hub may lose its last object meanwhile: its memory outlives this
+ * RCU reader.
  */
 static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
 {
-	struct pollfs_aio_ctx *direct[POLLFS_AIO_DIRECT_WAKES], *a;
 	wait_queue_head_t *wq = kioctx_wait(ret->ctx);
-	unsigned int n = 0, i;
-	wait_queue_entry_t *w;
+	struct pollfs_aio_hub *hub;
 	unsigned long flags;
 
 	/* aio_complete() ordered its tail store before this test. */
@@ -252,18 +284,12 @@ static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
 		return;
 	rcu_read_lock();
 	spin_lock_irqsave(&wq->lock, flags);
-	list_for_each_entry(w, &wq->head, entry) {
-		if (w->func != pollfs_aio_ctx_woken)
-			continue;
-		a = container_of(w, struct pollfs_aio_ctx, ctx_wait.w);
-		if (!ret->poll && n < ARRAY_SIZE(direct))
-			direct[n++] = a;
-		else
-			irq_work_queue(&a->work);
-	}
+	hub = pollfs_aio_find_hub(wq);
+	if (hub && ret->poll)
+		irq_work_queue(&hub->work);
 	spin_unlock_irqrestore(&wq->lock, flags);
-	for (i = 0; i < n; i++)
-		wake_up_poll(&direct[i]->wqh, EPOLLIN);
+	if (hub && !ret->poll)
+		wake_up_poll(&hub->wqh, EPOLLIN);
 	rcu_read_unlock();
 }
 
@@ -297,11 +323,16 @@ static void pollfs_aio_rethook_handler(struct rethook_node *node, void *data,
  * Entry of aio_complete(iocb), an ftrace callback: hook its return, with
  * preemption off until then (the head comment says why).  The iocb holds
  * its context until after that return, so the context is alive there.
- * The callback has no recursion guard of ftrace's: only
- * aio_complete() calls it, nothing it calls completes AIO, and an
- * aio_complete() inside a kprobe or another ftrace callback (6.1's futex
- * kprobe wakes the object, whose poller may be an IOCB_CMD_POLL
- * completed inline) must not be skipped as recursion.
+ * Its ops does not ask for ftrace's recursion protection
+ * (FTRACE_OPS_FL_RECURSION): called through the ops' own trampoline it
+ * runs however it nests, and must, since an aio_complete() inside
+ * another probe's handler is a real completion (6.1's futex kprobe wakes
+ * an object whose poller may be an IOCB_CMD_POLL, completed inline).
+ * Nothing it calls completes AIO, so it cannot recurse into itself.
+ * Called through ftrace's list function instead (when another ftrace
+ * user traces aio_complete() too), the list's recursion test skips it
+ * inside another list-called callback of the same context: that costs
+ * such a nested completion its wake-up (the object sees it at the next).
  */
 static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
@@ -371,7 +402,6 @@ static int pollfs_aio_hook_install(void)
 	if (!err)
 		err = register_ftrace_function(&pollfs_aio_ftrace_ops);
 	if (err) {
-		pr_err("cannot trace aio_complete (%d)\n", err);
 		ftrace_free_filter(&pollfs_aio_ftrace_ops);
 		pollfs_call(rethook_free)(pollfs_aio_rethook);
 		return err;
@@ -406,7 +436,8 @@ static void pollfs_aio_hook_remove(void)
  * PREEMPT_RT: the context's wait queue tells every completion there.
  */
 static struct pollfs_hook pollfs_aio_hook =
-	POLLFS_HOOK_INIT(pollfs_aio_hook, .install = pollfs_aio_hook_install,
+	POLLFS_HOOK_INIT(pollfs_aio_hook, "aio_complete",
+			 .install = pollfs_aio_hook_install,
 			 .remove = pollfs_aio_hook_remove);
 
 /*
@@ -414,19 +445,37 @@ static struct pollfs_hook pollfs_aio_hook =
  * rcu_read_lock(): a context is freed a grace period after kill_ioctx()
  * woke us.
  */
-static void *pollfs_aio_live_ctx(struct pollfs_aio_ctx *a)
+static void *pollfs_aio_live_ctx(struct pollfs_aio_hub *hub)
 {
-	void *ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
+	void *ctx = smp_load_acquire(&hub->ctx);	/* pairs with ctx_woken's release */
 
 	return ctx && !atomic_read(kioctx_dead(ctx)) ? ctx : NULL;
 }
 
+static struct pollfs_aio_hub *pollfs_aio_hub_alloc(void)
+{
+	struct pollfs_aio_hub *hub = kzalloc(sizeof(*hub), GFP_KERNEL_ACCOUNT);
+
+	if (!hub)
+		return NULL;
+	init_waitqueue_func_entry(&hub->ctx_wait.w, pollfs_aio_ctx_woken);
+#ifdef AIO_WAITER_SIZE
+	hub->ctx_wait.min_nr = SIZE_MAX;
+#endif
+	refcount_set(&hub->users, 1);
+	init_waitqueue_head(&hub->wqh);
+	init_irq_work(&hub->work, pollfs_aio_wake);
+	return hub;
+}
+
 /*
  * Find the context @a->user_id names in the caller's mm, as io_getevents
- * does, and hook onto its wait queue unless it is already dying.
+ * does, and join its hub, or put a new one on its wait queue, unless the
+ * context is already dying.
  */
 static int pollfs_aio_attach(struct pollfs_aio_ctx *a)
 {
+	struct pollfs_aio_hub *hub, *spare;
 	struct mm_struct *mm = current->mm;
 	void __rcu **slots;
 	void *table, *ctx;
@@ -437,6 +486,9 @@ static int pollfs_aio_attach(struct pollfs_aio_ctx *a)
 	if (!mm || get_user(id, (u32 __user *)u64_to_user_ptr(a->user_id +
 							      AIO_RING_ID)))
 		return -EINVAL;
+	spare = pollfs_aio_hub_alloc();
+	if (!spare)
+		return -ENOMEM;
 
 	rcu_read_lock();
 	table = rcu_dereference(mm->ioctx_table);
@@ -453,17 +505,26 @@ static int pollfs_aio_attach(struct pollfs_aio_ctx *a)
 	/* kill_ioctx() sets dead before it takes this lock to wake us. */
 	spin_lock_irq(&kioctx_wait(ctx)->lock);
 	if (!atomic_read(kioctx_dead(ctx))) {
-		a->ctx = ctx;
-		__add_wait_queue(kioctx_wait(ctx), &a->ctx_wait.w);
+		hub = pollfs_aio_find_hub(kioctx_wait(ctx));
+		if (hub) {
+			refcount_inc(&hub->users);
+		} else {
+			hub = spare;
+			spare = NULL;
+			hub->ctx = ctx;
+			__add_wait_queue(kioctx_wait(ctx), &hub->ctx_wait.w);
+		}
+		a->hub = hub;
 		ret = 0;
 	}
 	spin_unlock_irq(&kioctx_wait(ctx)->lock);
 out:
 	rcu_read_unlock();
+	kfree(spare);
 	return ret;
 }
 
-static int pollfs_aio_pop(struct pollfs_object *obj, void *rec)
+static int pollfs_aio_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
 	struct pollfs_aio_event *ev = rec;
 	struct pollfs_aio_ctx *a = to_aio(obj);
@@ -472,7 +533,7 @@ static int pollfs_aio_pop(struct pollfs_object *obj, void *rec)
 	int ret = 0;
 
 	rcu_read_lock();
-	ctx = pollfs_aio_live_ctx(a);
+	ctx = pollfs_aio_live_ctx(a->hub);
 	if (ctx) {
 		available = pollfs_aio_available(ctx);
 		ret = available ? 1 : -EAGAIN;
@@ -490,7 +551,7 @@ static __poll_t pollfs_aio_poll(struct pollfs_object *obj)
 	void *ctx;
 
 	rcu_read_lock();
-	ctx = pollfs_aio_live_ctx(a);
+	ctx = pollfs_aio_live_ctx(a->hub);
 	if (ctx)
 		events = pollfs_aio_available(ctx) ? EPOLLIN : 0;
 	rcu_read_unlock();
@@ -499,7 +560,7 @@ static __poll_t pollfs_aio_poll(struct pollfs_object *obj)
 
 static wait_queue_head_t *pollfs_aio_waitq(struct pollfs_object *obj)
 {
-	return &to_aio(obj)->wqh;
+	return &to_aio(obj)->hub->wqh;
 }
 
 static void pollfs_aio_show_fdinfo(struct seq_file *m,
@@ -510,7 +571,7 @@ static void pollfs_aio_show_fdinfo(struct seq_file *m,
 
 	seq_printf(m, "ctx: %#llx\n", a->user_id);
 	rcu_read_lock();
-	ctx = pollfs_aio_live_ctx(a);
+	ctx = pollfs_aio_live_ctx(a->hub);
 	if (ctx)
 		seq_printf(m, "state: live\navailable: %u\n",
 			   pollfs_aio_available(ctx));
@@ -520,27 +581,38 @@ static void pollfs_aio_show_fdinfo(struct seq_file *m,
 }
 
 /*
- * Unhook if the context still lives, then wait out a queued wake-up; a
- * completion's return that found us on the queue may still wake us until
- * a grace period has passed: the core frees it after one (free_rcu).
+ * Leave the hub; the last object takes it off a live context's queue.
+ * Attaching joins a hub only under the context's lock while it is on
+ * the queue, so a hub off it (the context died) gains no object, and
+ * its count may drop without that lock.  A completion's return that
+ * found the hub on the queue may still queue its work until the lock is
+ * dropped and wake its queue until a grace period has passed.
  */
 static void pollfs_aio_release(struct pollfs_object *obj)
 {
-	struct pollfs_aio_ctx *a = to_aio(obj);
+	struct pollfs_aio_hub *hub = to_aio(obj)->hub;
 	unsigned long flags;
+	bool last;
 	void *ctx;
 
 	rcu_read_lock();
-	ctx = smp_load_acquire(&a->ctx);	/* pairs with ctx_woken's release */
+	ctx = smp_load_acquire(&hub->ctx);	/* pairs with ctx_woken's release */
 	if (ctx) {
 		spin_lock_irqsave(&kioctx_wait(ctx)->lock, flags);
-		if (!list_empty(&a->ctx_wait.w.entry))
-			list_del_init(&a->ctx_wait.w.entry);
-		a->ctx = NULL;
+		last = refcount_dec_and_test(&hub->users);
+		if (last && hub->ctx) {
+			list_del_init(&hub->ctx_wait.w.entry);
+			hub->ctx = NULL;
+		}
 		spin_unlock_irqrestore(&kioctx_wait(ctx)->lock, flags);
+	} else {
+		last = refcount_dec_and_test(&hub->users);
 	}
 	rcu_read_unlock();
-	irq_work_sync(&a->work);
+	if (last) {
+		irq_work_sync(&hub->work);
+		kfree_rcu(hub, rcu);
+	}
 }
 
 static int pollfs_aio_setup(struct pollfs_object *obj, const void *arg)
@@ -548,9 +620,6 @@ static int pollfs_aio_setup(struct pollfs_object *obj, const void *arg)
 	const struct pollfs_aio_open *open = arg;
 	struct pollfs_aio_ctx *a = to_aio(obj);
 
-	init_waitqueue_head(&a->wqh);
-	pollfs_aio_init_waiter(&a->ctx_wait);
-	init_irq_work(&a->work, pollfs_aio_wake);
 	a->user_id = open->ctx;
 	return pollfs_aio_attach(a);
 }
@@ -570,5 +639,4 @@ const struct pollfs_kind pollfs_aio_kind = {
 	.waitq		= pollfs_aio_waitq,
 	.show_fdinfo	= pollfs_aio_show_fdinfo,
 	.release	= pollfs_aio_release,
-	.free_rcu	= true,
 };

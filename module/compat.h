@@ -120,4 +120,15 @@ static inline bool pollfs_alarm_start(struct alarm *alarm, ktime_t expires,
 #endif
 }
 
+/* 6.3 made vm_flags private to its helpers. */
+static inline void pollfs_vma_flags_mod(struct vm_area_struct *vma,
+					unsigned long set, unsigned long clear)
+{
+#ifdef VMA_FLAGS_PRIVATE
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
 #endif /* _POLLFS_COMPAT_H */

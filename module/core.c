@@ -108,6 +108,12 @@ int pollfs_fs_pin(void)
 		pollfs_mnt = mnt;
 		pollfs_inode = inode;
 	}
+	/*
+	 * The mount and the inode are seen by whoever finds the count
+	 * above zero (a fully ordered atomic_inc_not_zero()) on a weakly
+	 * ordered CPU too: stored before the count.
+	 */
+	smp_mb__before_atomic();
 	atomic_inc(&pollfs_mount_users);
 out:
 	mutex_unlock(&pollfs_mount_lock);
@@ -129,9 +135,20 @@ void pollfs_fs_unpin(void)
 	mutex_unlock(&pollfs_mount_lock);
 }
 
+/* What the object and its ring hold: a read returns a record iff IN. */
+static __poll_t pollfs_events(struct pollfs_object *obj)
+{
+	struct pollfs_ring *ring = pollfs_ring_of(obj);
+	__poll_t events = obj->kind->poll(obj);
+
+	if (ring && pollfs_ring_ready(ring))
+		events |= EPOLLIN;
+	return events;
+}
+
 static __poll_t pollfs_ready(struct pollfs_object *obj)
 {
-	return obj->kind->poll(obj) & (EPOLLIN | EPOLLHUP | EPOLLERR);
+	return pollfs_events(obj) & (EPOLLIN | EPOLLHUP | EPOLLERR);
 }
 
 /*
@@ -145,6 +162,9 @@ static __poll_t pollfs_ready(struct pollfs_object *obj)
  * so the caller's buffer alone would bound the loop: a pending signal
  * ends the read after the records copied so far, as it ends the write
  * below.
+ *
+ * With a ring, its records come first (taken as any consumer takes
+ * them), then those waiting in the object: the order they were made in.
  */
 static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -155,28 +175,34 @@ static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	size_t nrec = iov_iter_count(to) / size;
 	bool nowait = (file->f_flags & O_NONBLOCK) ||
 		      (iocb->ki_flags & IOCB_NOWAIT);
-	size_t done = 0;
+	struct pollfs_ring *ring = pollfs_ring_of(obj);
+	size_t done = 0, taken = 0;
 	u8 rec[POLLFS_RECORD_MAX];
 	int ret;
 
 	if (!nrec)
 		return -EINVAL;
-	if (kind->read_max && nrec > kind->read_max)
-		nrec = kind->read_max;
 
 	while (done < nrec) {
 		if (done && signal_pending(current))
 			break;
-		ret = kind->read(obj, rec);
-		if (ret == -EAGAIN && !done && !nowait) {
-			ret = wait_event_interruptible(*kind->waitq(obj),
-						       pollfs_ready(obj));
-			if (ret)
+		if (ring && pollfs_ring_take(ring, rec)) {
+			ret = 1;
+		} else {
+			if (kind->read_max && taken == kind->read_max)
 				break;
-			continue;
+			ret = kind->read(obj, rec, nowait || done);
+			if (ret == -EAGAIN && !done && !nowait) {
+				ret = wait_event_interruptible(*kind->waitq(obj),
+							       pollfs_ready(obj));
+				if (ret)
+					break;
+				continue;
+			}
+			if (ret <= 0)
+				break;
+			taken++;
 		}
-		if (ret <= 0)
-			break;
 		cond_resched();
 		/*
 		 * Like signalfd and timerfd, a record popped into a buffer
@@ -243,7 +269,7 @@ static __poll_t pollfs_poll(struct file *file, poll_table *pt)
 	__poll_t events;
 
 	poll_wait(file, obj->kind->waitq(obj), pt);
-	events = obj->kind->poll(obj);
+	events = pollfs_events(obj);
 	if (obj->kind->write_size)
 		events |= EPOLLOUT | EPOLLWRNORM;
 	return events;
@@ -254,18 +280,27 @@ static void pollfs_object_free_rcu(struct rcu_head *rcu)
 	struct pollfs_object *obj = container_of(rcu, struct pollfs_object,
 						 rcu);
 
+	if (obj->ring)
+		pollfs_ring_free(obj->ring);
 	kmem_cache_free(obj->cache, obj);
 }
 
-/* The end of an object whose @setup succeeded. */
+/*
+ * The end of an object whose @setup succeeded.  Its release stops every
+ * producer of its ring, which goes with it; a mapping of the ring held
+ * the file, so none is left.
+ */
 static void pollfs_object_free(struct pollfs_object *obj)
 {
 	if (obj->kind->release)
 		obj->kind->release(obj);
-	if (obj->kind->free_rcu)
+	if (obj->kind->free_rcu) {
 		call_rcu(&obj->rcu, pollfs_object_free_rcu);
-	else
-		kmem_cache_free(obj->cache, obj);
+		return;
+	}
+	if (obj->ring)
+		pollfs_ring_free(obj->ring);
+	kmem_cache_free(obj->cache, obj);
 }
 
 static int pollfs_release(struct inode *inode, struct file *file)
@@ -275,22 +310,68 @@ static int pollfs_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * POLLFS_IOC_RING: the object's ring, once.  Its memory is charged to
+ * the caller's memory cgroup.
+ */
+static long pollfs_ring_ioctl(struct pollfs_object *obj,
+			      struct pollfs_ring_params __user *uparams)
+{
+	struct pollfs_ring_params params;
+	struct pollfs_ring *ring;
+
+	if (!obj->kind->ring)
+		return -EOPNOTSUPP;
+	if (copy_from_user(&params, uparams, sizeof(params)))
+		return -EFAULT;
+	if (READ_ONCE(obj->ring))
+		return -EBUSY;
+	ring = pollfs_ring_alloc(&params, obj->kind->read_size);
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
+	if (copy_to_user(uparams, &params, sizeof(params))) {
+		pollfs_ring_free(ring);
+		return -EFAULT;
+	}
+	/* Pairs with pollfs_ring_of(): a producer sees the ring whole. */
+	if (cmpxchg_release(&obj->ring, NULL, ring)) {
+		pollfs_ring_free(ring);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static long pollfs_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct pollfs_object *obj = file->private_data;
 
+	if (cmd == POLLFS_IOC_RING)
+		return pollfs_ring_ioctl(obj, (void __user *)arg);
 	if (!obj->kind->ioctl)
 		return -ENOTTY;
 	return obj->kind->ioctl(obj, cmd, (void __user *)arg);
 }
 
+/* An object without a ring has nothing to map. */
+static int pollfs_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pollfs_ring *ring = pollfs_ring_of(file->private_data);
+
+	if (!ring)
+		return -ENODEV;
+	return pollfs_ring_mmap(ring, vma);
+}
+
 static void pollfs_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct pollfs_object *obj = file->private_data;
+	struct pollfs_ring *ring = pollfs_ring_of(obj);
 
 	if (obj->kind->show_fdinfo)
 		obj->kind->show_fdinfo(m, obj);
+	if (ring)
+		pollfs_ring_show_fdinfo(m, ring);
 }
 
 static const struct file_operations pollfs_fops = {
@@ -301,6 +382,7 @@ static const struct file_operations pollfs_fops = {
 	.release	= pollfs_release,
 	.unlocked_ioctl	= pollfs_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= pollfs_mmap,
 	.show_fdinfo	= pollfs_show_fdinfo,
 };
 
@@ -313,13 +395,19 @@ int pollfs_hook_install(struct pollfs_hook *hook)
 		return 0;
 	mutex_lock(&hook->lock);
 	if (!hook->installed) {
-		if (hook->kprobe) {
+		if (hook->kprobe)
 			err = register_kprobe(hook->kprobe);
-			if (err)
-				pr_err("cannot probe %s (%d)\n",
-				       hook->kprobe->symbol_name, err);
-		} else if (hook->install) {
+		else if (hook->install)
 			err = hook->install();
+		/*
+		 * Once: every creating ioctl tries again, and where
+		 * something else holds the function (a livepatch), a user
+		 * would fill the log.
+		 */
+		if (err && !hook->failed) {
+			hook->failed = true;
+			pr_err("cannot hook %s (%d): objects that need it cannot be made\n",
+			       hook->what, err);
 		}
 		if (!err)	/* pairs with the acquire above */
 			smp_store_release(&hook->installed, true);

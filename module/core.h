@@ -17,6 +17,8 @@
 #include <linux/uio.h>
 #include <linux/wait.h>
 
+#include "ring.h"
+
 struct kprobe;
 struct pollfs_object;
 
@@ -24,6 +26,8 @@ struct pollfs_object;
  * struct pollfs_hook - a hook into the kernel that some objects need
  * @lock:	serializes installing it
  * @installed:	it is in, until unload
+ * @failed:	installing it failed once, and the kernel log said so
+ * @what:	the kernel function it hooks, for that message
  * @kprobe:	a kprobe to register, or
  * @install:	how to put it in (and @remove, how to take it out)
  *
@@ -35,13 +39,16 @@ struct pollfs_object;
 struct pollfs_hook {
 	struct mutex lock;
 	bool installed;
+	bool failed;
+	const char *what;
 	struct kprobe *kprobe;
 	int (*install)(void);
 	void (*remove)(void);
 };
 
-#define POLLFS_HOOK_INIT(name, ...) \
-	{ .lock = __MUTEX_INITIALIZER(name.lock), __VA_ARGS__ }
+#define POLLFS_HOOK_INIT(name, function, ...)				\
+	{ .lock = __MUTEX_INITIALIZER(name.lock), .what = function,	\
+	  __VA_ARGS__ }
 
 int pollfs_hook_install(struct pollfs_hook *hook);
 void pollfs_hook_remove(struct pollfs_hook *hook);
@@ -61,10 +68,13 @@ void pollfs_hook_remove(struct pollfs_hook *hook);
  * @hook:	installed before the first object is made (optional)
  * @exit:	at unload, after @hook is removed (optional)
  * @read_size:	size of one record read
- * @read_max:	records one read() returns at most, 0 for no limit
+ * @read_max:	records of the object one read() returns at most (its
+ *		ring's are not counted), 0 for no limit
  * @write_size:	size of one record written, 0 if writes are refused
- * @read:	pop one record into @rec without sleeping: 1 when it did,
- *		0 at end of file, -EAGAIN when nothing is ready, else -errno
+ * @read:	pop one record into @rec: 1 when it did, 0 at end of file,
+ *		-EAGAIN when nothing is ready, else -errno.  It never waits
+ *		for an event; with @nowait (O_NONBLOCK, IOCB_NOWAIT, or a
+ *		record already taken) it does not wait for a lock either
  * @write:	apply @nrec records from @from: the number applied (at
  *		least 1) or -errno
  * @poll:	readiness now, without waiting
@@ -75,6 +85,8 @@ void pollfs_hook_remove(struct pollfs_hook *hook);
  *		goes away or installing it failed (optional)
  * @free_rcu:	free it a grace period after @release, not at once: a
  *		hook may still be looking at it
+ * @ring:	it takes a record ring (POLLFS_IOC_RING): its producers push
+ *		into pollfs_ring_of(obj) (ring.h)
  *
  * The core owns the object's life: it copies and checks the argument,
  * allocates from the kind's cache, calls @setup, installs the file and,
@@ -93,7 +105,7 @@ struct pollfs_kind {
 	size_t read_size;
 	unsigned int read_max;
 	size_t write_size;
-	int (*read)(struct pollfs_object *obj, void *rec);
+	int (*read)(struct pollfs_object *obj, void *rec, bool nowait);
 	ssize_t (*write)(struct pollfs_object *obj, struct iov_iter *from,
 			 size_t nrec);
 	__poll_t (*poll)(struct pollfs_object *obj);
@@ -103,14 +115,26 @@ struct pollfs_kind {
 	void (*show_fdinfo)(struct seq_file *m, struct pollfs_object *obj);
 	void (*release)(struct pollfs_object *obj);
 	bool free_rcu;
+	bool ring;
 };
 
 /* Embedded first, as obj, in every kind's context. */
 struct pollfs_object {
 	const struct pollfs_kind *kind;
 	struct kmem_cache *cache;
+	struct pollfs_ring *ring;	/* set once, by POLLFS_IOC_RING */
 	struct rcu_head rcu;
 };
+
+/*
+ * The object's ring, or NULL: its producers find it without the object's
+ * locks, and see it whole (pairs with the release in the ioctl).
+ */
+static inline struct pollfs_ring *pollfs_ring_of(struct pollfs_object *obj)
+{
+	/* Pairs with the ioctl's cmpxchg_release(). */
+	return smp_load_acquire(&obj->ring);
+}
 
 #define POLLFS_OBJECT(type)						\
 	.size = sizeof(type) +						\

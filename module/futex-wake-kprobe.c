@@ -11,9 +11,17 @@
  * futex_wake_mark() then queues for it is a no-op.  The probe costs
  * every futex wake in the system a call: it goes in with the first
  * futex object, before any can be armed.
+ *
+ * A watched wait whose record a ring took stays on its chain (futex.c):
+ * the handler then makes futex_wake_mark() return at once, before its
+ * first instruction, as the kernel's error injection does with
+ * override_function_with_return() (which Debian's kernels do not build):
+ * the waker goes on as if it had woken the wait, which it has.
  */
 
 #include <linux/kprobes.h>
+#include <linux/linkage.h>
+#include <linux/objtool.h>
 #include <linux/sched/task.h>
 
 #include "futex.h"
@@ -22,15 +30,46 @@
 #error "this kernel's futex_q has a wake function: futex-wake-fn.c is its file"
 #endif
 
-/* kprobe pre-handler of futex_wake_mark(wake_q, q). */
+#if defined(CONFIG_X86_64)
+/* What the probed function's first instruction becomes: its return. */
+asmlinkage void pollfs_just_return(void);
+asm(".text\n"
+	".type pollfs_just_return, @function\n"
+	"pollfs_just_return:\n"
+	ANNOTATE_NOENDBR
+	ASM_RET
+	".size pollfs_just_return, .-pollfs_just_return\n");
+
+static void pollfs_return_at_once(struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)pollfs_just_return);
+}
+#elif defined(CONFIG_ARM64)
+/* At a function's entry its return address is still in the link register. */
+static void pollfs_return_at_once(struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, procedure_link_pointer(regs));
+}
+#else
+#error "pollfs cannot make a probed function return at once on this architecture"
+#endif
+
+/*
+ * kprobe pre-handler of futex_wake_mark(wake_q, q).  Returning 1 after
+ * changing the registers skips the function (the kprobe core then leaves
+ * them as they are).
+ */
 static int pollfs_futex_wake_mark_probe(struct kprobe *kp,
 					struct pt_regs *regs)
 {
 	void *q = (void *)regs_get_kernel_argument(regs, 1);
 
-	if (READ_ONCE(*q_task(q)) == &init_task)
-		pollfs_futex_woken(q);
-	return 0;
+	if (READ_ONCE(*q_task(q)) != &init_task)
+		return 0;
+	if (!pollfs_futex_woken(pollfs_futex_wait_of(q)))
+		return 0;
+	pollfs_return_at_once(regs);
+	return 1;
 }
 
 static struct kprobe pollfs_futex_kprobe = {
@@ -39,7 +78,7 @@ static struct kprobe pollfs_futex_kprobe = {
 };
 
 struct pollfs_hook pollfs_futex_wake_hook =
-	POLLFS_HOOK_INIT(pollfs_futex_wake_hook,
+	POLLFS_HOOK_INIT(pollfs_futex_wake_hook, "futex_wake_mark",
 			 .kprobe = &pollfs_futex_kprobe);
 
 void pollfs_futex_set_wake(struct pollfs_futex_wait *w)

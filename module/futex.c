@@ -49,13 +49,90 @@
  * then, read under the bucket lock like any arm.  The reader may be
  * another process (fork, SCM_RIGHTS) than the writer whose address space
  * holds the word: the re-arm uses the key the write computed, and reads
- * the word through a page pinned in the writer's mm.
+ * the word through its page, which the write pinned (charged to the
+ * writer's RLIMIT_MEMLOCK) and which stays pinned while the watch is
+ * armed, so that no reader ever looks into the writer's address space.
+ *
+ * Locks, outer first:
+ *  - f->lock, a mutex: an object's arming (a write) and its reads.  It
+ *    is held only for the kernel's own work: a write copies its records
+ *    in, computes their keys and pins watched words before taking it,
+ *    and faults in an absent word with it dropped.  The one wait under
+ *    it that a user can stretch is the writer's own address space's
+ *    mmap_lock, which the first private arming in an address space
+ *    takes to register a notifier (6.16 and later).  So a blocking read
+ *    and a write wait for it interruptibly, a non-blocking read not at
+ *    all (POLLFS_FUTEX_MISSED), and fdinfo never takes it.
+ *  - fmm->lock, a mutex (6.16 and later): the objects armed privately
+ *    on one address space; under f->lock, or alone at that address
+ *    space's end.
+ *  - the hash bucket's lock, the futex core's spinlock_t: taken by
+ *    futex_q_lock() under the locks above, and held by every waker
+ *    around our wake hook.
+ *  - f->wqh.lock, a spinlock_t taken with interrupts off: the state,
+ *    the waits array fdinfo shows, the pollers; taken in the wake hook
+ *    under the bucket lock.
+ * On PREEMPT_RT the two spinlock_t locks sleep: 6.1's kprobe handler,
+ * which runs with preemption off, then leaves the pollers' wake-up to an
+ * irq_work.  The ring's lock (ring.c), a raw spinlock, nests inside all
+ * of them.
+ *
+ * The record ring (POLLFS_IOC_RING, contract 1.2; ring.c holds the ring
+ * itself, its memory ordering and what a hostile head does):
+ *
+ *  - A watched set's records are written by the wake hook, in the
+ *    waker's context, under the bucket lock the waker holds: the record
+ *    is the armed one with val the word's value at that wake, read as a
+ *    re-arm reads it (through the waker's own mapping when it is the
+ *    writer's address space, the only one a private wake can come from,
+ *    without a fault; else, or if the page is not present there,
+ *    through the page the watch pinned).  The waker's store to the word
+ *    comes before its FUTEX_WAKE on the same CPU, so the value read is
+ *    that store's or a later one.  When the ring takes the record, the
+ *    wait stays on its chain, untouched: with a wake function of its own
+ *    (6.11 and later) ours returns without calling __futex_wake_mark(),
+ *    and with the kprobe on futex_wake_mark() the handler makes that
+ *    function return at once, as the kernel's own error injection does
+ *    (compat.h).  The waker counts the wait as one it woke (its ++ret
+ *    follows the call) and goes on from the next waiter on the chain,
+ *    so each FUTEX_WAKE that reaches the wait counts it exactly once,
+ *    and there is no moment when the object is off the chain: no re-arm,
+ *    so no window in which a wake could miss it.  The price is the
+ *    place in line: the wait keeps the place it was queued at, where a
+ *    woken thread would queue again at the end, so a FUTEX_WAKE of one
+ *    waiter on a word that threads also wait on keeps waking the object
+ *    (pollfs(7) says so).
+ *  - When the ring does not take the record (full, a head not to be
+ *    trusted, or records of the object already waiting outside it), the
+ *    wake is what it is without a ring: the wait is taken off, the
+ *    record waits in the object, woken, with OVERFLOW set, and read(2)
+ *    re-arms it on the word's value then (1.1).  So a full ring costs a
+ *    waker nothing more than a wake-up: it never waits, and it drops
+ *    nothing; the object is not a waiter until read(2) has taken the
+ *    record.  The decision and the woken mark are made under the ring's
+ *    lock, which read(2) takes to clear the flag once nothing is woken,
+ *    so the flag is never cleared over a record that waits.
+ *  - A wait requeued to another word (FUTEX_CMP_REQUEUE) and woken there
+ *    is no longer on the word the watch is about: the record waits in
+ *    the object, flagged, and read(2) re-arms it on its own word (1.1).
+ *  - A one-shot object or set: the hook marks the record woken as
+ *    without a ring and queues the object's ring work, which takes the
+ *    object's lock and does what read(2) would (the set disarmed, its
+ *    woken records taken, oldest first) into the ring; what the ring
+ *    refuses stays in the object, flagged.  The records are those read(2)
+ *    returns, since it is read(2)'s code; read(2) may take them first.
+ *  - A write or a release takes every wait off (futex_unqueue() waits for
+ *    a waker that holds the bucket lock, so a record that waker pushes is
+ *    in the ring before the write returns); what waited in the object is
+ *    dropped, the records in the ring stay, and the flag is cleared.
  */
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -73,16 +150,11 @@ static int pollfs_futex_get_value_locked(u32 *dest, u32 __user *from)
 	return ret ? -EFAULT : 0;
 }
 
-static int pollfs_futex_key(struct pollfs_futex_wait *w)
-{
-	return pollfs_get_futex_key(wait_uaddr(w),
-				    w->ev.flags & POLLFS_FUTEX_SHARED, &w->key);
-}
-
 /* Queue @w on its bucket, whose lock is held, as init_task's waiter. */
 static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
 				      struct futex_hash_bucket *hb)
 {
+	lockdep_assert_held(q_lock_ptr(w->q));
 	pollfs_futex_queue(wait_q(w), hb, &init_task);
 	WRITE_ONCE(*q_task(w->q), &init_task);
 	w->queued = true;
@@ -97,15 +169,18 @@ static void pollfs_futex_set_state(struct pollfs_futex_ctx *f,
 	spin_unlock_irq(&f->wqh.lock);
 }
 
-/* A wake took @w: with the hash bucket lock held, before @w is unqueued. */
-void pollfs_futex_woken(struct pollfs_futex_wait *w)
+/* Mark @w woken, for a read: under the bucket lock. */
+static void pollfs_futex_mark_woken(struct pollfs_futex_wait *w)
 {
-	struct pollfs_futex_ctx *f = w->owner;
-	unsigned long flags;
-
 	WRITE_ONCE(w->woken, true);
 	smp_mb__before_atomic();	/* @woken before the bit: see FIRED */
-	set_bit(POLLFS_FUTEX_FIRED, &f->fired);
+	set_bit(POLLFS_FUTEX_FIRED, &w->owner->fired);
+}
+
+static void pollfs_futex_wake_pollers(struct pollfs_futex_ctx *f)
+{
+	unsigned long flags;
+
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		irq_work_queue(&f->wake_work);
 		return;
@@ -113,6 +188,83 @@ void pollfs_futex_woken(struct pollfs_futex_wait *w)
 	spin_lock_irqsave(&f->wqh.lock, flags);
 	wake_up_locked_poll(&f->wqh, EPOLLIN);
 	spin_unlock_irqrestore(&f->wqh.lock, flags);
+}
+
+/*
+ * A watched word's value at a wake, in the waker's context under the
+ * bucket lock: no fault, no sleep (the head comment says which page).
+ */
+static u32 pollfs_futex_word_at_wake(struct pollfs_futex_ctx *f,
+				     struct pollfs_futex_wait *w)
+{
+	u32 uval, *word;
+
+	if (current->mm == f->mm &&
+	    !pollfs_futex_get_value_locked(&uval, wait_uaddr(w)))
+		return uval;
+	word = kmap_local_page(w->page) + offset_in_page(w->ev.addr);
+	uval = READ_ONCE(*word);
+	kunmap_local(word);
+	return uval;
+}
+
+/* Still on the word it was armed on, not requeued to another. */
+static bool pollfs_futex_on_own_word(struct pollfs_futex_wait *w)
+{
+	union futex_key *key = q_key(w->q);
+
+	return key->both.ptr == w->key.both.ptr &&
+	       key->both.word == w->key.both.word &&
+	       key->both.offset == w->key.both.offset;
+}
+
+/*
+ * A watched wait's record into the ring, or, if the ring refuses it, the
+ * wait woken for read(2), under the ring's lock (see the head comment).
+ * True when the ring took it.
+ */
+static bool pollfs_futex_ring_watch(struct pollfs_futex_wait *w,
+				    struct pollfs_ring *ring)
+{
+	struct pollfs_futex_event rec = w->ev;
+	bool own = pollfs_futex_on_own_word(w);
+	unsigned long flags;
+	bool pushed = false;
+
+	if (own)
+		rec.val = pollfs_futex_word_at_wake(w->owner, w);
+	pollfs_ring_lock(ring, flags);
+	if (own)
+		pushed = pollfs_ring_push_locked(ring, &rec);
+	else
+		pollfs_ring_flag_overflow_locked(ring);
+	if (!pushed)
+		pollfs_futex_mark_woken(w);
+	pollfs_ring_unlock(ring, flags);
+	return pushed;
+}
+
+/*
+ * A wake took @w: in the waker's context, with the hash bucket lock held,
+ * before @w is unqueued.  True when @w is to stay queued: a watched
+ * wait whose record its ring took.
+ */
+bool pollfs_futex_woken(struct pollfs_futex_wait *w)
+{
+	struct pollfs_futex_ctx *f = w->owner;
+	struct pollfs_ring *ring = pollfs_ring_of(&f->obj);
+	bool stays = false;
+
+	lockdep_assert_held(q_lock_ptr(w->q));
+	if (ring && READ_ONCE(f->watch)) {
+		stays = pollfs_futex_ring_watch(w, ring);
+	} else {
+		pollfs_futex_mark_woken(w);
+		if (ring)
+			queue_work(system_wq, &f->ring_work);
+	}
+	pollfs_futex_wake_pollers(f);
+	return stays;
 }
 
 /*
@@ -146,6 +298,130 @@ void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	}
 }
 
+/*
+ * The object's lock.  A blocking read or a write waits for it
+ * interruptibly; a non-blocking read does not wait (see MISSED).  It is
+ * held only for the kernel's own work, never across a fault on a
+ * user's page or a look into another address space, but whoever holds
+ * it may still wait for its own address space's locks (the first
+ * private arm of 6.16+ registers a notifier there), so no reader of
+ * another user waits on it uninterruptibly.
+ */
+static int pollfs_futex_lock(struct pollfs_futex_ctx *f, bool nowait)
+{
+	if (!nowait)
+		return mutex_lock_interruptible(&f->lock) ? -ERESTARTSYS : 0;
+	if (mutex_trylock(&f->lock))
+		return 0;
+	set_bit(POLLFS_FUTEX_MISSED, &f->fired);
+	smp_mb__after_atomic();	/* the bit before the second try */
+	if (mutex_trylock(&f->lock))
+		return 0;
+	return -EAGAIN;
+}
+
+static void pollfs_futex_unlock(struct pollfs_futex_ctx *f)
+{
+	mutex_unlock(&f->lock);
+	smp_mb__before_atomic();	/* the unlock before the bits' test */
+	if (test_and_clear_bit(POLLFS_FUTEX_MISSED, &f->fired))
+		wake_up_poll(&f->wqh, EPOLLIN);
+	if (test_and_clear_bit(POLLFS_FUTEX_RING_MISSED, &f->fired))
+		queue_work(system_wq, &f->ring_work);
+}
+
+/*
+ * Change what fdinfo shows, under the queue's lock, which fdinfo takes
+ * instead of the object's (a reader of /proc must not hold up the
+ * object's users).
+ */
+static void pollfs_futex_publish(struct pollfs_futex_ctx *f,
+				 enum pollfs_futex_state state,
+				 unsigned int nr, bool watch)
+{
+	lockdep_assert_held(&f->lock);
+	spin_lock_irq(&f->wqh.lock);
+	f->state = state;
+	f->nr = nr;
+	f->watch = watch;
+	clear_bit(POLLFS_FUTEX_FIRED, &f->fired);
+	spin_unlock_irq(&f->wqh.lock);
+}
+
+/*
+ * Watched words stay pinned while armed, so that a reader in another
+ * address space re-arms through the page it was armed on and never
+ * looks into the writer's address space: the pins are charged to the
+ * writer's RLIMIT_MEMLOCK, as io_uring charges its registered buffers.
+ */
+static int pollfs_futex_charge(struct user_struct *user, unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long locked = atomic_long_read(&user->locked_vm), next;
+
+	do {
+		next = locked + pages;
+		if (next > limit && !capable(CAP_IPC_LOCK))
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &locked, next));
+	return 0;
+}
+
+static void pollfs_futex_uncharge(struct user_struct *user,
+				  unsigned long pages)
+{
+	atomic_long_sub(pages, &user->locked_vm);
+}
+
+/*
+ * Pin a watched word's page, writable where the mapping allows it (a
+ * private page is then unshared, so the page pinned is the one the
+ * writer's stores go to), long-term: it stays until the watch ends.
+ */
+static int pollfs_futex_pin(struct pollfs_futex_staged *st)
+{
+	unsigned long addr = st->ev.addr;
+
+	if (pin_user_pages_fast(addr, 1, FOLL_WRITE | FOLL_LONGTERM,
+				&st->page) == 1)
+		return 0;
+	if (pin_user_pages_fast(addr, 1, FOLL_LONGTERM, &st->page) == 1)
+		return 0;
+	st->page = NULL;
+	return -EFAULT;
+}
+
+static void pollfs_futex_unpin_staged(struct pollfs_futex_staged *set,
+				      unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (set[i].page)
+			unpin_user_page(set[i].page);
+		set[i].page = NULL;
+	}
+}
+
+/* The pins of the armed set, with their charge.  Lock held. */
+static void pollfs_futex_unpin(struct pollfs_futex_ctx *f)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&f->lock);
+	for (i = 0; i < f->nr; i++) {
+		if (f->waits[i].page)
+			unpin_user_page(f->waits[i].page);
+		f->waits[i].page = NULL;
+	}
+	if (f->pin_user) {
+		pollfs_futex_uncharge(f->pin_user, f->nr_pinned);
+		free_uid(f->pin_user);
+		f->pin_user = NULL;
+	}
+	f->nr_pinned = 0;
+}
+
 /* Off its address space's notifier, every wait off its chain. */
 static void pollfs_futex_untrack(struct pollfs_futex_ctx *f)
 {
@@ -163,11 +439,12 @@ static void pollfs_futex_untrack(struct pollfs_futex_ctx *f)
 	f->mm = NULL;
 }
 
-/* Drop every queued wait, keeping the woken records.  Mutex held. */
+/* Drop every queued wait, keeping the woken records.  Lock held. */
 static void pollfs_futex_dequeue_all(struct pollfs_futex_ctx *f)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&f->lock);
 	pollfs_futex_untrack(f);
 	f->nr_pending = 0;
 	for (i = 0; i < f->nr; i++)
@@ -176,30 +453,60 @@ static void pollfs_futex_dequeue_all(struct pollfs_futex_ctx *f)
 						  POLLFS_FUTEX_UNARMED);
 }
 
-/* Disarm, and drop the woken records not read yet.  Mutex held. */
+/*
+ * Records wait in the object, for read(2): a one-shot set's woken ones,
+ * or a watched set's that its ring refused (their bit is set under the
+ * ring's lock).  Lock held.
+ */
+static bool pollfs_futex_holds_records(struct pollfs_futex_ctx *f)
+{
+	lockdep_assert_held(&f->lock);
+	return f->state == POLLFS_FUTEX_PENDING ||
+	       (f->state == POLLFS_FUTEX_ARMED &&
+		test_bit(POLLFS_FUTEX_FIRED, &f->fired));
+}
+
+/* Once nothing waits in the object, the ring takes records again. */
+static void pollfs_futex_ring_drained(struct pollfs_futex_ctx *f)
+{
+	struct pollfs_ring *ring = pollfs_ring_of(&f->obj);
+	unsigned long flags;
+
+	if (!ring)
+		return;
+	pollfs_ring_lock(ring, flags);
+	if (!pollfs_futex_holds_records(f))
+		pollfs_ring_drained_locked(ring);
+	pollfs_ring_unlock(ring, flags);
+}
+
+/* Disarm, and drop the woken records not read yet.  Lock held. */
 static void pollfs_futex_drop(struct pollfs_futex_ctx *f)
 {
+	lockdep_assert_held(&f->lock);
 	if (f->state == POLLFS_FUTEX_ARMED)
 		pollfs_futex_dequeue_all(f);
-	f->nr = 0;
+	pollfs_futex_unpin(f);
 	f->nr_pending = 0;
-	f->watch = false;
-	if (f->state != POLLFS_FUTEX_UNARMED)
-		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+	pollfs_futex_publish(f, POLLFS_FUTEX_UNARMED, 0, false);
+	pollfs_futex_ring_drained(f);
 }
 
 /*
  * Queue a wait for each of the @f->nr records, if every futex word still
- * holds its expected value, as futex_waitv() does: keys first (that may
- * fault and sleep), then each value read and the futex_q queued under
- * its bucket lock, one bucket at a time.  A mismatch unqueues what was
- * queued, unless a wake already took one of them: then the wait has
- * happened and the write succeeds with the object readable.  Not for a
- * watched set, which a read re-arms only where it was woken: it fails
- * whole (its words changed; the caller reads them again).  Mutex held;
- * the state is ARMED throughout, so a wake during the loop is seen.
+ * holds its expected value, as futex_waitv() does: each value read and
+ * the futex_q queued under its bucket lock, one bucket at a time.  A
+ * mismatch unqueues what was queued, unless a wake already took one of
+ * them: then the wait has happened and the write succeeds with the
+ * object readable.  Not for a watched set, which a read re-arms only
+ * where it was woken: it fails whole (its words changed; the caller
+ * reads them again).  A word whose page is not present gives -EFAULT
+ * and its index in *@absent: the caller faults it in without the lock
+ * and tries again.  Lock held; the state is ARMED throughout, so a wake
+ * during the loop is seen.
  */
-static int pollfs_futex_queue_all(struct pollfs_futex_ctx *f)
+static int pollfs_futex_queue_all(struct pollfs_futex_ctx *f,
+				  unsigned int *absent)
 {
 	struct futex_private_hash *fph;
 	struct futex_hash_bucket *hb;
@@ -209,7 +516,7 @@ static int pollfs_futex_queue_all(struct pollfs_futex_ctx *f)
 	u32 uval;
 	int ret;
 
-retry:
+	lockdep_assert_held(&f->lock);
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
@@ -217,9 +524,6 @@ retry:
 		w->owner = f;
 		w->queued = false;
 		w->woken = false;
-		ret = pollfs_futex_key(w);
-		if (ret)
-			return ret;
 		*q_key(w->q) = w->key;
 	}
 
@@ -245,170 +549,272 @@ retry:
 		}
 		if (woken && !f->watch)
 			return 0;
-		if (!ret)
-			return -EAGAIN;
-		/* The page was not present: fault it in unlocked, retry. */
-		if (get_user(uval, wait_uaddr(w)))
+		*absent = i;
+		return ret ?: -EAGAIN;
+	}
+	return 0;
+}
+
+/*
+ * Copy a write's records in and check them, before any lock: a fault on
+ * the writer's buffer holds up nobody but the writer.  1: the one
+ * record of zeros, the explicit disarm.
+ */
+static int pollfs_futex_stage(struct pollfs_futex_staged *set,
+			      struct iov_iter *from, unsigned int nr)
+{
+	struct pollfs_futex_event *ev;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		ev = &set[i].ev;
+		set[i].page = NULL;
+		if (copy_from_iter(ev, sizeof(*ev), from) != sizeof(*ev))
 			return -EFAULT;
-		goto retry;
+		if (ev->flags & ~(POLLFS_FUTEX_SHARED | POLLFS_FUTEX_WATCH) ||
+		    ev->addr % sizeof(u32))
+			return -EINVAL;
+		/* A set is watched as a whole or not at all. */
+		if ((ev->flags ^ set[0].ev.flags) & POLLFS_FUTEX_WATCH)
+			return -EINVAL;
+	}
+	if (nr == 1 && !memchr_inv(&set[0].ev, 0, sizeof(set[0].ev)))
+		return 1;
+	return 0;
+}
+
+/*
+ * The futex keys, which may fault (a shared key looks the page up), and
+ * a watched set's pins, charged to the writer: still before any lock.
+ */
+static int pollfs_futex_stage_keys(struct pollfs_futex_staged *set,
+				   unsigned int nr, bool watch)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = pollfs_get_futex_key(u64_to_user_ptr(set[i].ev.addr),
+					   set[i].ev.flags & POLLFS_FUTEX_SHARED,
+					   &set[i].key);
+		if (ret)
+			return ret;
+	}
+	if (!watch)
+		return 0;
+	ret = pollfs_futex_charge(current_user(), nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		ret = pollfs_futex_pin(&set[i]);
+		if (ret) {
+			pollfs_futex_unpin_staged(set, i);
+			pollfs_futex_uncharge(current_user(), nr);
+			return ret;
+		}
 	}
 	return 0;
 }
 
 static int pollfs_futex_reserve(struct pollfs_futex_ctx *f, unsigned int nr)
 {
-	struct pollfs_futex_wait *waits;
+	struct pollfs_futex_wait *waits, *old = f->waits;
 
 	if (nr <= f->capacity)
 		return 0;
 	waits = kvmalloc_array(nr, sizeof(*waits), GFP_KERNEL_ACCOUNT);
 	if (!waits)
 		return -ENOMEM;
-	kvfree(f->waits);
+	/* fdinfo looks at the array under the queue's lock. */
+	spin_lock_irq(&f->wqh.lock);
 	f->waits = waits;
+	spin_unlock_irq(&f->wqh.lock);
 	f->capacity = nr;
+	kvfree(old);
 	return 0;
 }
 
-static int pollfs_futex_queue_records(struct pollfs_futex_ctx *f, struct iov_iter *from,
-			    unsigned int nr)
+/*
+ * Arm the staged set, replacing what was armed.  On success the pins
+ * are the object's; on failure they are still the caller's, and the
+ * object is unarmed.  Lock held.
+ */
+static int pollfs_futex_install(struct pollfs_futex_ctx *f,
+				struct pollfs_futex_staged *set,
+				unsigned int nr, bool watch,
+				unsigned int *absent)
 {
 	struct pollfs_futex_wait *w;
 	unsigned int i;
 	int ret;
 
+	lockdep_assert_held(&f->lock);
+	pollfs_futex_drop(f);
 	ret = pollfs_futex_reserve(f, nr);
 	if (ret)
 		return ret;
 	for (i = 0; i < nr; i++) {
 		w = &f->waits[i];
+		w->ev = set[i].ev;
+		w->key = set[i].key;
+		w->page = set[i].page;
 		w->queued = false;
-		if (copy_from_iter(&w->ev, sizeof(w->ev), from) !=
-		    sizeof(w->ev))
-			return -EFAULT;
-		if (w->ev.flags & ~(POLLFS_FUTEX_SHARED | POLLFS_FUTEX_WATCH) ||
-		    w->ev.addr % sizeof(u32))
-			return -EINVAL;
-		/* A set is watched as a whole or not at all. */
-		if ((w->ev.flags ^ f->waits[0].ev.flags) & POLLFS_FUTEX_WATCH)
-			return -EINVAL;
+		w->woken = false;
 	}
-	/* One record of zeros is the explicit disarm: done already. */
-	if (nr == 1 && !memchr_inv(&f->waits[0].ev, 0, sizeof(w->ev)))
-		return 0;
-
-	f->watch = f->waits[0].ev.flags & POLLFS_FUTEX_WATCH;
-	f->nr = nr;
 	f->mm = current->mm;
 	mmgrab(f->mm);
+	pollfs_futex_publish(f, POLLFS_FUTEX_ARMED, nr, watch);
 	ret = pollfs_futex_track(f);
-	if (!ret) {
-		pollfs_futex_set_state(f, POLLFS_FUTEX_ARMED);
-		ret = pollfs_futex_queue_all(f);
-	}
+	if (!ret)
+		ret = pollfs_futex_queue_all(f, absent);
 	if (ret) {
 		/* Whatever was queued is off already; off the list too. */
 		pollfs_futex_untrack(f);
-		f->nr = 0;
-		pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
+		for (i = 0; i < nr; i++)
+			f->waits[i].page = NULL;
+		pollfs_futex_publish(f, POLLFS_FUTEX_UNARMED, 0, false);
+		return ret;
 	}
-	return ret;
+	if (watch) {
+		f->pin_user = get_uid(current_user());
+		f->nr_pinned = nr;
+		for (i = 0; i < nr; i++)
+			set[i].page = NULL;
+	}
+	return 0;
 }
 
 /*
  * Every write of at least one record replaces the previous wait, armed
  * or woken and unread; one that fails, and the disarm record, leave the
  * object unarmed.  (A write shorter than a record is refused by the core
- * and changes nothing.)
+ * and changes nothing.)  The records are copied, keyed and pinned before
+ * the lock is taken; a word found absent under the bucket lock is
+ * faulted in with the lock dropped, and the arming made again.
  */
 static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
 {
 	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_staged one, *set = &one;
+	unsigned int absent;
+	bool watch = false;
+	u32 uval;
 	int ret;
 
-	mutex_lock(&f->lock);
-	pollfs_futex_drop(f);
-	if (nrec > POLLFS_FUTEX_WAITV_MAX)
+	if (nrec > POLLFS_FUTEX_WAITV_MAX) {
 		ret = -EINVAL;
-	else if (!current->mm)
+		goto disarm;
+	}
+	if (!current->mm) {
 		ret = -EFAULT;
-	else
-		ret = pollfs_futex_queue_records(f, from, nrec);
-	mutex_unlock(&f->lock);
+		goto disarm;
+	}
+	if (nrec > 1) {
+		set = kvmalloc_array(nrec, sizeof(*set), GFP_KERNEL_ACCOUNT);
+		if (!set) {
+			ret = -ENOMEM;
+			goto disarm;
+		}
+	}
+	ret = pollfs_futex_stage(set, from, nrec);
+	if (ret)
+		goto disarm;
+	watch = set[0].ev.flags & POLLFS_FUTEX_WATCH;
+	ret = pollfs_futex_stage_keys(set, nrec, watch);
+	if (ret)
+		goto disarm;
+
+	for (;;) {
+		ret = pollfs_futex_lock(f, false);
+		if (ret)
+			break;
+		ret = pollfs_futex_install(f, set, nrec, watch, &absent);
+		pollfs_futex_unlock(f);
+		if (ret != -EFAULT)
+			break;
+		/* Its page was not present: fault it in, unlocked. */
+		if (get_user(uval, (u32 __user *)u64_to_user_ptr(set[absent].ev.addr)))
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTNOINTR;
+			break;
+		}
+		cond_resched();
+	}
+	if (ret && watch) {
+		pollfs_futex_unpin_staged(set, nrec);
+		pollfs_futex_uncharge(current_user(), nrec);
+	}
+	if (set != &one)
+		kvfree(set);
 	return ret ? ret : nrec;
+
+disarm:
+	if (set != &one)
+		kvfree(set);
+	if (mutex_lock_killable(&f->lock))
+		return ret < 0 ? ret : -EINTR;
+	pollfs_futex_drop(f);
+	pollfs_futex_unlock(f);
+	return ret < 0 ? ret : nrec;
 }
 
 /*
- * The reader is not in the writer's address space: pin the page of the
- * word there, to read it under the bucket lock through the kernel's
- * mapping.  A pin (FOLL_PIN), not a reference: it unshares an anonymous
- * page that fork left shared copy-on-write, so the page read is the one
- * the writer's next store goes to.  The caller holds a user of that mm.
+ * The word's value now, under its bucket lock: through the reader's own
+ * mapping when it is the writer's address space, else through the page
+ * pinned when the watch was armed.  -EFAULT: not present in the reader's
+ * mapping (it may fault it in and try again).
  */
-static int pollfs_futex_pin_word(struct pollfs_futex_ctx *f,
-				 struct pollfs_futex_wait *w,
-				 struct page **page)
+static int pollfs_futex_word(struct pollfs_futex_ctx *f,
+			     struct pollfs_futex_wait *w, u32 *uval)
 {
-	long pinned;
+	u32 *word;
 
-	mmap_read_lock(f->mm);
-	pinned = pollfs_pin_page_remote(f->mm, w->ev.addr, page);
-	mmap_read_unlock(f->mm);
-	return pinned == 1 ? 0 : -EFAULT;
+	if (current->mm == f->mm)
+		return pollfs_futex_get_value_locked(uval, wait_uaddr(w));
+	word = kmap_local_page(w->page) + offset_in_page(w->ev.addr);
+	*uval = READ_ONCE(*word);
+	kunmap_local(word);
+	return 0;
 }
 
 /*
  * Queue a watched record that a wake took off its chain again, on the
  * value its word holds now, which goes into the record.  The key is the
  * one of the write, so a requeue to another word does not carry over.
- * Mutex held.
+ * The caller holds a user of the writer's address space.  Lock held.
  */
 static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 				struct pollfs_futex_wait *w)
 {
 	struct futex_private_hash *fph;
 	struct futex_hash_bucket *hb;
-	struct page *page = NULL;
-	u32 *word;
 	u32 uval;
 	int ret;
 
-	if (current->mm != f->mm) {
-		ret = pollfs_futex_pin_word(f, w, &page);
-		if (ret)
-			return ret;
-	}
-retry:
-	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
-	pollfs_futex_set_wake(w);
-	*q_key(w->q) = w->key;
-	w->woken = false;
-	hb = pollfs_futex_q_lock(w, &fph);
-	__acquire(q_lock_ptr(w->q));
-	if (page) {
-		word = kmap_local_page(page) + offset_in_page(w->ev.addr);
-		uval = READ_ONCE(*word);
-		kunmap_local(word);
-		ret = 0;
-	} else {
-		ret = pollfs_futex_get_value_locked(&uval, wait_uaddr(w));
-	}
-	if (ret) {
+	lockdep_assert_held(&f->lock);
+	for (;;) {
+		memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+		pollfs_futex_set_wake(w);
+		*q_key(w->q) = w->key;
+		w->woken = false;
+		hb = pollfs_futex_q_lock(w, &fph);
+		__acquire(q_lock_ptr(w->q));
+		ret = pollfs_futex_word(f, w, &uval);
+		if (!ret)
+			break;
 		pollfs_call(futex_q_unlock)(hb);
 		__release(q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
-		/* The page was not present: fault it in unlocked, retry. */
+		/* Not present in the reader's own mapping: fault it in. */
 		if (get_user(uval, wait_uaddr(w)))
 			return -EFAULT;
-		goto retry;
 	}
 	pollfs_futex_queue_locked(w, hb);
-	w->ev.val = uval;
+	WRITE_ONCE(w->ev.val, uval);
 	spin_unlock(q_lock_ptr(w->q));
 	pollfs_futex_bucket_put(fph);
-	if (page)
-		unpin_user_page(page);
 	return 0;
 }
 
@@ -417,7 +823,7 @@ retry:
  * is cleared before the records are looked at, so a wake that comes
  * during the look sets it again.  A word that can no longer be read
  * (unmapped, or the writer's address space gone) ends the watch: the
- * object is left unarmed and the read fails with EFAULT.
+ * object is left unarmed and the read fails with EFAULT.  Lock held.
  */
 static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
 {
@@ -426,6 +832,7 @@ static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
 	bool other;
 	int ret;
 
+	lockdep_assert_held(&f->lock);
 	/* Fully ordered: the records are looked at after the bit. */
 	if (!test_and_clear_bit(POLLFS_FUTEX_FIRED, &f->fired))
 		return -EAGAIN;
@@ -444,10 +851,11 @@ static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
 
 	/*
 	 * A user of the writer's address space, held while the wait is
-	 * taken off and queued again: the reader itself, in that address
-	 * space, or a reference taken here; an address space that is gone
-	 * can hold no word to watch.  Its last put may free it: not here,
-	 * under the mutex, but in a worker.
+	 * taken off and queued again (its private futex table lives as long
+	 * as its users): the reader itself, in that address space, or a
+	 * reference taken here; an address space that is gone can hold no
+	 * word to watch.  Its last put may free it: not here, under the
+	 * lock, but in a worker.
 	 */
 	other = current->mm != f->mm;
 	if (other && !mmget_not_zero(f->mm)) {
@@ -466,43 +874,95 @@ static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
 	return 1;
 }
 
-static int pollfs_futex_pop(struct pollfs_object *obj, void *rec)
+/*
+ * The oldest woken record of a one-shot set, the set disarmed by its
+ * first read: what read(2) takes, and the ring work too.  Lock held.
+ */
+static struct pollfs_futex_wait *
+pollfs_futex_next_woken(struct pollfs_futex_ctx *f)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&f->lock);
+	if (f->state == POLLFS_FUTEX_ARMED && !f->watch &&
+	    test_bit(POLLFS_FUTEX_FIRED, &f->fired))
+		pollfs_futex_dequeue_all(f);
+	if (f->state != POLLFS_FUTEX_PENDING)
+		return NULL;
+	for (i = 0; i < f->nr; i++)
+		if (f->waits[i].woken)
+			return &f->waits[i];
+	return NULL;
+}
+
+/* Taken: once the last is, the object is unarmed.  Lock held. */
+static void pollfs_futex_take(struct pollfs_futex_ctx *f,
+			      struct pollfs_futex_wait *w)
+{
+	w->woken = false;
+	if (!--f->nr_pending)
+		pollfs_futex_publish(f, POLLFS_FUTEX_UNARMED, 0, false);
+}
+
+/*
+ * A one-shot set's woken records into the ring, as read(2) would take
+ * them, oldest first, until the ring refuses one, which then waits in
+ * the object, flagged.  A worker never waits for the object's lock: if
+ * a writer or reader holds it, that one queues the work again when it
+ * lets go (RING_MISSED).
+ */
+static void pollfs_futex_ring_work(struct work_struct *work)
+{
+	struct pollfs_futex_ctx *f = container_of(work, struct pollfs_futex_ctx,
+						  ring_work);
+	struct pollfs_ring *ring = pollfs_ring_of(&f->obj);
+	struct pollfs_futex_wait *w;
+	unsigned long flags;
+	bool pushed;
+
+	if (!mutex_trylock(&f->lock)) {
+		set_bit(POLLFS_FUTEX_RING_MISSED, &f->fired);
+		smp_mb__after_atomic();	/* the bit before the second try */
+		if (!mutex_trylock(&f->lock))
+			return;
+	}
+	while ((w = pollfs_futex_next_woken(f))) {
+		pollfs_ring_lock(ring, flags);
+		pushed = pollfs_ring_push_locked(ring, &w->ev);
+		pollfs_ring_unlock(ring, flags);
+		if (!pushed)
+			break;
+		pollfs_futex_take(f, w);
+		wake_up_poll(&f->wqh, EPOLLIN);
+	}
+	pollfs_futex_unlock(f);
+}
+
+static int pollfs_futex_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
 	struct pollfs_futex_ctx *f = to_futex(obj);
 	struct pollfs_futex_wait *w;
-	unsigned int i;
-	int ret = -EINVAL;
+	int ret;
 
-	mutex_lock(&f->lock);
+	ret = pollfs_futex_lock(f, nowait);
+	if (ret)
+		return ret;
 	if (f->state == POLLFS_FUTEX_ARMED && f->watch) {
 		ret = pollfs_futex_read_watch(f, rec);
-		goto out;
-	}
-	if (f->state == POLLFS_FUTEX_ARMED) {
-		if (!test_bit(POLLFS_FUTEX_FIRED, &f->fired)) {
-			ret = -EAGAIN;
-			goto out;
+	} else if (f->state == POLLFS_FUTEX_ARMED &&
+		   !test_bit(POLLFS_FUTEX_FIRED, &f->fired)) {
+		ret = -EAGAIN;
+	} else {
+		w = pollfs_futex_next_woken(f);
+		ret = -EINVAL;
+		if (w) {
+			memcpy(rec, &w->ev, sizeof(w->ev));
+			pollfs_futex_take(f, w);
+			ret = 1;
 		}
-		pollfs_futex_dequeue_all(f);
 	}
-	if (f->state != POLLFS_FUTEX_PENDING)
-		goto out;
-
-	for (i = 0; i < f->nr; i++) {
-		w = &f->waits[i];
-		if (!w->woken)
-			continue;
-		w->woken = false;
-		memcpy(rec, &w->ev, sizeof(w->ev));
-		if (!--f->nr_pending) {
-			f->nr = 0;
-			pollfs_futex_set_state(f, POLLFS_FUTEX_UNARMED);
-		}
-		ret = 1;
-		break;
-	}
-out:
-	mutex_unlock(&f->lock);
+	pollfs_futex_ring_drained(f);
+	pollfs_futex_unlock(f);
 	return ret;
 }
 
@@ -525,6 +985,11 @@ static wait_queue_head_t *pollfs_futex_waitq(struct pollfs_object *obj)
 	return &to_futex(obj)->wqh;
 }
 
+/*
+ * Under the queue's lock, not the object's: a look at /proc never waits
+ * for the object's users, nor holds them up.  The values a concurrent
+ * read or wake is changing may be shown either way.
+ */
 static void pollfs_futex_show_fdinfo(struct seq_file *m,
 				     struct pollfs_object *obj)
 {
@@ -537,25 +1002,31 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
 	struct pollfs_futex_wait *w;
 	unsigned int i;
 
-	mutex_lock(&f->lock);
+	spin_lock_irq(&f->wqh.lock);
 	seq_printf(m, "state: %s\nfired: %d\nwatch: %d\nrecords: %u\n",
 		   states[f->state], test_bit(POLLFS_FUTEX_FIRED, &f->fired),
 		   f->watch, f->nr);
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		seq_printf(m, "wait: addr %#llx val %u flags %#x%s\n",
-			   w->ev.addr, w->ev.val, w->ev.flags,
-			   w->woken ? " woken" : "");
+			   w->ev.addr, READ_ONCE(w->ev.val), w->ev.flags,
+			   READ_ONCE(w->woken) ? " woken" : "");
 	}
-	mutex_unlock(&f->lock);
+	spin_unlock_irq(&f->wqh.lock);
 }
 
+/*
+ * The last reference: no reader or writer is left, but the ring work
+ * may be, queued by a wake before the drop; none comes after it.
+ */
 static void pollfs_futex_release(struct pollfs_object *obj)
 {
 	struct pollfs_futex_ctx *f = to_futex(obj);
 
-	if (f->state == POLLFS_FUTEX_ARMED)
-		pollfs_futex_dequeue_all(f);
+	mutex_lock(&f->lock);
+	pollfs_futex_drop(f);
+	mutex_unlock(&f->lock);
+	cancel_work_sync(&f->ring_work);
 	irq_work_sync(&f->wake_work);
 	pollfs_futex_put_mm(f);
 	kvfree(f->waits);
@@ -568,6 +1039,7 @@ static int pollfs_futex_setup(struct pollfs_object *obj, const void *arg)
 
 	init_waitqueue_head(&f->wqh);
 	init_irq_work(&f->wake_work, pollfs_futex_wake_work);
+	INIT_WORK(&f->ring_work, pollfs_futex_ring_work);
 	mutex_init(&f->lock);
 	INIT_LIST_HEAD(&f->fmm_link);
 	return 0;
@@ -591,4 +1063,5 @@ const struct pollfs_kind pollfs_futex_kind = {
 	.waitq		= pollfs_futex_waitq,
 	.show_fdinfo	= pollfs_futex_show_fdinfo,
 	.release	= pollfs_futex_release,
+	.ring		= true,
 };

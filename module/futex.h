@@ -17,6 +17,7 @@
 #include <linux/mutex.h>	/* before futex.h, which needs it since 6.12 */
 #include <linux/futex.h>
 #include <linux/irq_work.h>
+#include <linux/workqueue.h>
 #include <linux/pollfs.h>
 
 #include "core.h"
@@ -31,8 +32,20 @@ struct pollfs_futex_wait {
 	struct pollfs_futex_ctx *owner;
 	struct pollfs_futex_event ev;
 	union futex_key key;	/* of ev.addr in the writer's mm */
+	struct page *page;	/* a watched word's, pinned while armed */
 	bool queued;		/* futex_unqueue() still owed */
 	bool woken;		/* set by the wake hook under the bucket lock */
+};
+
+/*
+ * A record of a write, checked, keyed and (if watched) pinned before the
+ * object's lock is taken, which the write then holds only for the
+ * kernel's own work.
+ */
+struct pollfs_futex_staged {
+	struct pollfs_futex_event ev;
+	union futex_key key;
+	struct page *page;
 };
 
 enum pollfs_futex_state {
@@ -43,14 +56,17 @@ enum pollfs_futex_state {
 
 struct pollfs_futex_ctx {
 	struct pollfs_object obj;
-	wait_queue_head_t wqh;	/* its lock guards @state */
+	wait_queue_head_t wqh;	/* its lock: @state, and what fdinfo shows */
 	enum pollfs_futex_state state;
-	unsigned long fired;	/* POLLFS_FUTEX_FIRED: a record was woken */
+	unsigned long fired;	/* POLLFS_FUTEX_FIRED, _MISSED */
 	struct irq_work wake_work;	/* PREEMPT_RT: the kprobe's wake-up */
-	struct mutex lock;	/* serializes write, read and release */
+	struct work_struct ring_work;	/* a one-shot set's records to the ring */
+	struct mutex lock;	/* serializes write and read */
 	struct mm_struct *mm;	/* the writer's, held while armed */
 	struct pollfs_futex_mm *fmm;	/* its notifier, once armed privately */
 	struct list_head fmm_link;	/* on @fmm's list while armed */
+	struct user_struct *pin_user;	/* charged for the pinned words */
+	unsigned int nr_pinned;
 	bool watch;		/* armed with POLLFS_FUTEX_WATCH */
 	unsigned int nr;	/* records in @waits armed by the last write */
 	unsigned int nr_pending;
@@ -65,6 +81,14 @@ struct pollfs_futex_ctx {
  * where that lock, which sleeps there, may not be taken.
  */
 #define POLLFS_FUTEX_FIRED	0
+/*
+ * A non-blocking read found the lock taken and said EAGAIN: whoever held
+ * it wakes the pollers when it lets go, so that an edge-triggered reader
+ * is told again of a record it could not take.
+ */
+#define POLLFS_FUTEX_MISSED	1
+/* The ring work found the lock taken: whoever held it queues it again. */
+#define POLLFS_FUTEX_RING_MISSED	2
 
 static inline struct pollfs_futex_ctx *to_futex(struct pollfs_object *obj)
 {
@@ -74,6 +98,12 @@ static inline struct pollfs_futex_ctx *to_futex(struct pollfs_object *obj)
 static inline struct futex_q *wait_q(struct pollfs_futex_wait *w)
 {
 	return (struct futex_q *)w->q;
+}
+
+/* A futex_q of ours (its task is init_task) is the start of its wait. */
+static inline struct pollfs_futex_wait *pollfs_futex_wait_of(void *q)
+{
+	return q;
 }
 
 static inline struct task_struct **q_task(void *q)
@@ -96,8 +126,12 @@ static inline u32 __user *wait_uaddr(struct pollfs_futex_wait *w)
 	return u64_to_user_ptr(w->ev.addr);
 }
 
-/* futex.c, for the files below */
-void pollfs_futex_woken(struct pollfs_futex_wait *w);
+/*
+ * futex.c, for the files below.  pollfs_futex_woken(): true when the
+ * wait stays on its chain (a ring took its record), else the waker is
+ * to unqueue it as any woken waiter.
+ */
+bool pollfs_futex_woken(struct pollfs_futex_wait *w);
 void pollfs_futex_unqueue(struct pollfs_futex_wait *w);
 
 /*
@@ -110,8 +144,9 @@ void pollfs_futex_set_wake(struct pollfs_futex_wait *w);
 /*
  * futex-hash-*.c: lock @w's bucket (*@fph is held until
  * pollfs_futex_bucket_put()); put an object armed by its writer on what
- * tracks that writer's address space, and the lock to take waits off
- * under; drop that at release, and wait for all of it at unload.
+ * tracks that writer's address space (which may wait for that address
+ * space's locks), and the lock to take waits off under; drop that at
+ * release, and wait for all of it at unload.
  */
 struct futex_hash_bucket *
 pollfs_futex_q_lock(struct pollfs_futex_wait *w,

@@ -124,7 +124,7 @@ static void pollfs_signal_fill(struct pollfs_siginfo *psi,
 	}
 }
 
-static int pollfs_signal_pop(struct pollfs_object *obj, void *rec)
+static int pollfs_signal_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
 	struct sighand_struct *sighand = pollfs_sighand();
 	kernel_siginfo_t info;

@@ -47,6 +47,7 @@ struct pollfs_timer_ctx {
 	} t;
 	ktime_t interval;
 	u64 ticks;		/* expirations not yet read */
+	u64 carry;		/* periods a ring's restart stepped over */
 	clockid_t clockid;
 	u32 flags;		/* of the last arming, for fdinfo */
 	bool expired;		/* fired, and not re-armed since */
@@ -75,9 +76,10 @@ static bool pollfs_timer_cancels(const struct pollfs_timer_ctx *t)
 	return t->flags & POLLFS_TIMER_CANCEL_ON_SET;
 }
 
-/* Called with the lock held: was the realtime clock set since arming? */
+/* Was the realtime clock set since arming?  The lock held. */
 static bool pollfs_timer_cancelled(const struct pollfs_timer_ctx *t)
 {
+	lockdep_assert_held(&t->wqh.lock);
 	return pollfs_timer_cancels(t) &&
 	       (t->clock_set || t->moffs != ktime_mono_to_real(0));
 }
@@ -93,6 +95,9 @@ static void pollfs_timer_wake_cancelled(void)
 		spin_lock_irqsave(&t->wqh.lock, flags);
 		if (pollfs_timer_cancelled(t)) {
 			t->clock_set = true;
+			/* Freed a grace period after release, as @t is. */
+			if (pollfs_ring_of(&t->obj))
+				pollfs_ring_flag_overflow(pollfs_ring_of(&t->obj));
 			wake_up_locked_poll(&t->wqh, EPOLLIN);
 		}
 		spin_unlock_irqrestore(&t->wqh.lock, flags);
@@ -130,12 +135,13 @@ static struct kprobe pollfs_timer_kprobe = {
 
 /* In when the first CANCEL_ON_SET timer is armed, until unload. */
 static struct pollfs_hook pollfs_timer_clock_hook =
-	POLLFS_HOOK_INIT(pollfs_timer_clock_hook,
+	POLLFS_HOOK_INIT(pollfs_timer_clock_hook, "timerfd_clock_was_set",
 			 .kprobe = &pollfs_timer_kprobe);
 
 /* On the list exactly while armed with CANCEL_ON_SET.  Write lock held. */
 static void pollfs_timer_set_cancel(struct pollfs_timer_ctx *t, bool on)
 {
+	lockdep_assert_held(&t->write_lock);
 	if (on == t->cancel_listed)
 		return;
 	spin_lock_irq(&pollfs_timer_cancel_lock);
@@ -192,27 +198,117 @@ static void pollfs_ktime_to_timespec(ktime_t kt, struct __kernel_timespec *ts)
 	ts->tv_nsec = ts64.tv_nsec;
 }
 
-/* The lock held. */
-static void pollfs_timer_fire_locked(struct pollfs_timer_ctx *t)
+static void pollfs_timer_alarm_start(struct pollfs_timer_ctx *t,
+				     ktime_t expires, bool relative);
+
+static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer_ctx *t)
 {
-	t->expired = true;
-	t->ticks++;
-	wake_up_locked_poll(&t->wqh, EPOLLIN);
+	return pollfs_clock_is_alarm(t->clockid) ? &t->t.alarm.timer :
+						   &t->t.tmr;
 }
 
-static void pollfs_timer_fire(struct pollfs_timer_ctx *t)
+/*
+ * A ring-fed periodic timer restarts from its expiry, but never sooner
+ * than this after it: a shorter period's expirations in between are
+ * counted in its next record.  So no timer keeps a CPU in its interrupt,
+ * whatever its period (a timerfd is restarted by the read that consumes
+ * it, which costs its reader as much).
+ */
+#define POLLFS_TIMER_RING_MIN	(50 * NSEC_PER_USEC)
+
+/*
+ * An expiry into the ring, the lock held: its record counts the
+ * expirations since the previous record (the periods missed since the
+ * expiry, and those the previous restart stepped over), and a periodic
+ * timer starts its next period, through *@restart for an hrtimer, whose
+ * callback this is.  False, with nothing changed, when the expiry is the
+ * object's to keep: the ring did not take it, or the object holds
+ * expirations or a clock set already, which go first.
+ */
+static bool pollfs_timer_ring_fire(struct pollfs_timer_ctx *t,
+				   struct pollfs_ring *ring, bool *restart)
+{
+	struct hrtimer *tmr = pollfs_timer_hrtimer(t);
+	bool alarm = pollfs_clock_is_alarm(t->clockid);
+	ktime_t interval = t->interval, expires, now, next = 0;
+	struct pollfs_timer_event ev;
+	u64 missed = 0, ahead = 0;
+
+	lockdep_assert_held(&t->wqh.lock);
+	if (pollfs_timer_cancelled(t))
+		pollfs_ring_flag_overflow(ring);
+	if (t->ticks || pollfs_timer_cancelled(t))
+		return false;
+
+	expires = alarm ? t->t.alarm.node.expires : hrtimer_get_expires(tmr);
+	now = expires - (alarm ? alarm_expires_remaining(&t->t.alarm) :
+				 hrtimer_expires_remaining(tmr));
+	if (interval) {
+		/* As the kernel's forward, from the expiry that fired. */
+		if (now > expires)
+			missed = ktime_divns(now - expires, interval);
+		next = ktime_add_safe(expires, (missed + 1) * interval);
+		if (next - now < POLLFS_TIMER_RING_MIN) {
+			ahead = ktime_divns(now + POLLFS_TIMER_RING_MIN - next +
+					    interval - 1, interval);
+			next = ktime_add_safe(next, ahead * interval);
+		}
+	}
+	ev.expirations = 1 + t->carry + missed;
+	pollfs_ktime_to_timespec(interval ? next - now : 0, &ev.remaining);
+	pollfs_ktime_to_timespec(interval, &ev.interval);
+	if (!pollfs_ring_push(ring, &ev))
+		return false;
+
+	t->carry = ahead;
+	if (interval) {
+		t->expired = false;
+		if (alarm) {
+			pollfs_timer_alarm_start(t, next, false);
+		} else {
+			hrtimer_set_expires(tmr, next);
+			*restart = true;
+		}
+	}
+	return true;
+}
+
+/*
+ * An expiry, the lock held: into the ring if there is one that takes it,
+ * else counted in the object for read(2), which restarts a periodic
+ * timer.  True when the hrtimer whose callback this is restarts.
+ */
+static bool pollfs_timer_fire_locked(struct pollfs_timer_ctx *t)
+{
+	struct pollfs_ring *ring = pollfs_ring_of(&t->obj);
+	bool restart = false;
+
+	lockdep_assert_held(&t->wqh.lock);
+	t->expired = true;
+	if (!ring || !pollfs_timer_ring_fire(t, ring, &restart)) {
+		t->ticks += 1 + t->carry;
+		t->carry = 0;
+	}
+	wake_up_locked_poll(&t->wqh, EPOLLIN);
+	return restart;
+}
+
+static bool pollfs_timer_fire(struct pollfs_timer_ctx *t)
 {
 	unsigned long flags;
+	bool restart;
 
 	spin_lock_irqsave(&t->wqh.lock, flags);
-	pollfs_timer_fire_locked(t);
+	restart = pollfs_timer_fire_locked(t);
 	spin_unlock_irqrestore(&t->wqh.lock, flags);
+	return restart;
 }
 
 static enum hrtimer_restart pollfs_hrtimer_fired(struct hrtimer *tmr)
 {
-	pollfs_timer_fire(container_of(tmr, struct pollfs_timer_ctx, t.tmr));
-	return HRTIMER_NORESTART;
+	return pollfs_timer_fire(container_of(tmr, struct pollfs_timer_ctx,
+					      t.tmr)) ?
+	       HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 #ifdef POLLFS_ALARM_VOID_FN
@@ -237,14 +333,9 @@ static enum alarmtimer_restart pollfs_alarm_fired(struct alarm *alarm,
 static void pollfs_timer_alarm_start(struct pollfs_timer_ctx *t,
 				     ktime_t expires, bool relative)
 {
+	lockdep_assert_held(&t->wqh.lock);
 	if (!pollfs_alarm_start(&t->t.alarm, expires, relative))
 		pollfs_timer_fire_locked(t);
-}
-
-static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer_ctx *t)
-{
-	return pollfs_clock_is_alarm(t->clockid) ? &t->t.alarm.timer :
-						   &t->t.tmr;
 }
 
 /*
@@ -262,6 +353,7 @@ static u64 pollfs_timer_rearm(struct pollfs_timer_ctx *t)
 	struct hrtimer *tmr = &t->t.tmr;
 	u64 periods;
 
+	lockdep_assert_held(&t->wqh.lock);
 	if (!t->expired || !t->interval)
 		return 0;
 	t->expired = false;
@@ -285,6 +377,7 @@ static ktime_t pollfs_timer_remaining(struct pollfs_timer_ctx *t)
 {
 	ktime_t remaining;
 
+	lockdep_assert_held(&t->wqh.lock);
 	if (!hrtimer_is_queued(pollfs_timer_hrtimer(t)))
 		return 0;
 	if (pollfs_clock_is_alarm(t->clockid))
@@ -292,6 +385,36 @@ static ktime_t pollfs_timer_remaining(struct pollfs_timer_ctx *t)
 	else
 		remaining = hrtimer_expires_remaining_adjusted(&t->t.tmr);
 	return remaining < 0 ? 0 : remaining;
+}
+
+/*
+ * What pollfs_timer_rearm() would count and where it would put the next
+ * expiry, without doing it: for TIMER_GET and fdinfo, which only look,
+ * as timerfd's do.  @missed: the periods missed besides the one counted
+ * in @t->ticks; @remaining: to the next expiry.  The lock held.
+ */
+static void pollfs_timer_peek(struct pollfs_timer_ctx *t, u64 *missed,
+			      ktime_t *remaining)
+{
+	ktime_t interval = t->interval, delta;
+	u64 periods;
+
+	lockdep_assert_held(&t->wqh.lock);
+	if (!t->expired || !interval) {
+		*missed = 0;
+		*remaining = pollfs_timer_remaining(t);
+		return;
+	}
+	if (pollfs_clock_is_alarm(t->clockid)) {
+		delta = -alarm_expires_remaining(&t->t.alarm);
+	} else {
+		delta = -hrtimer_expires_remaining(&t->t.tmr);
+		interval = max_t(ktime_t, interval, hrtimer_resolution);
+	}
+	/* As the kernel's forward: past the expiry, whole periods missed. */
+	periods = delta < 0 ? 0 : ktime_divns(delta, interval);
+	*missed = periods;
+	*remaining = (delta < 0 ? 0 : periods * interval) + interval - delta;
 }
 
 static ktime_t pollfs_timer_to_host(clockid_t clockid, ktime_t tim)
@@ -308,13 +431,17 @@ static void pollfs_timer_program(struct pollfs_timer_ctx *t,
 	enum hrtimer_mode mode = abs ? HRTIMER_MODE_ABS : HRTIMER_MODE_REL;
 	ktime_t expires = pollfs_timespec_to_ktime(&spec->value);
 
+	lockdep_assert_held(&t->wqh.lock);
 	t->clockid = spec->clockid;
 	t->flags = spec->flags;
 	t->interval = pollfs_timespec_to_ktime(&spec->interval);
 	t->ticks = 0;
+	t->carry = 0;
 	t->expired = false;
 	t->moffs = ktime_mono_to_real(0);
 	t->clock_set = false;
+	if (pollfs_ring_of(&t->obj))
+		pollfs_ring_drained(pollfs_ring_of(&t->obj));
 
 	if (pollfs_clock_is_alarm(t->clockid))
 		alarm_init(&t->t.alarm, t->clockid == CLOCK_REALTIME_ALARM ?
@@ -357,6 +484,9 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 		if (err)
 			return err;
 	}
+
+	/* The cancel list and the armed flags change together. */
+	mutex_lock(&t->write_lock);
 	pollfs_timer_set_cancel(t, cancels);
 
 	/*
@@ -377,28 +507,28 @@ static int pollfs_timer_apply(struct pollfs_object *obj, const void *rec)
 	}
 	pollfs_timer_program(t, spec);
 	spin_unlock_irq(&t->wqh.lock);
+	mutex_unlock(&t->write_lock);
 	return 0;
 }
 
+/*
+ * Each record is copied in before the write lock is taken: a write that
+ * faults on its buffer (a page its writer controls) holds nothing
+ * another writer of the object waits for.
+ */
 static ssize_t pollfs_timer_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
 {
-	struct pollfs_timer_ctx *t = to_timer(obj);
-	ssize_t ret;
-
-	/* The cancel list and the armed flags change together. */
-	mutex_lock(&t->write_lock);
-	ret = pollfs_write_each(obj, from, nrec,
-				sizeof(struct pollfs_timer_spec),
-				pollfs_timer_apply);
-	mutex_unlock(&t->write_lock);
-	return ret;
+	return pollfs_write_each(obj, from, nrec,
+				 sizeof(struct pollfs_timer_spec),
+				 pollfs_timer_apply);
 }
 
-static int pollfs_timer_pop(struct pollfs_object *obj, void *rec)
+static int pollfs_timer_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
 	struct pollfs_timer_event *ev = rec;
 	struct pollfs_timer_ctx *t = to_timer(obj);
+	struct pollfs_ring *ring = pollfs_ring_of(obj);
 	ktime_t remaining, interval;
 
 	spin_lock_irq(&t->wqh.lock);
@@ -406,6 +536,8 @@ static int pollfs_timer_pop(struct pollfs_object *obj, void *rec)
 	if (pollfs_timer_cancelled(t)) {
 		t->moffs = ktime_mono_to_real(0);
 		t->clock_set = false;
+		if (ring && !t->ticks)
+			pollfs_ring_drained(ring);
 		spin_unlock_irq(&t->wqh.lock);
 		return -ECANCELED;
 	}
@@ -415,6 +547,9 @@ static int pollfs_timer_pop(struct pollfs_object *obj, void *rec)
 	}
 	ev->expirations = t->ticks;
 	t->ticks = 0;
+	/* Restarted, it feeds the ring again. */
+	if (ring)
+		pollfs_ring_drained(ring);
 	ev->expirations += pollfs_timer_rearm(t);
 	remaining = pollfs_timer_remaining(t);
 	interval = t->interval;
@@ -443,14 +578,14 @@ static long pollfs_timer_ioctl(struct pollfs_object *obj, unsigned int cmd,
 	struct pollfs_timer_ctx *t = to_timer(obj);
 	struct pollfs_timer_event ev;
 	ktime_t remaining, interval;
+	u64 missed;
 
 	if (cmd != POLLFS_IOC_TIMER_GET)
 		return -ENOTTY;
 
 	spin_lock_irq(&t->wqh.lock);
-	t->ticks += pollfs_timer_rearm(t);
-	ev.expirations = t->ticks;
-	remaining = pollfs_timer_remaining(t);
+	pollfs_timer_peek(t, &missed, &remaining);
+	ev.expirations = t->ticks + missed;
 	interval = t->interval;
 	spin_unlock_irq(&t->wqh.lock);
 
@@ -471,16 +606,17 @@ static void pollfs_timer_show_fdinfo(struct seq_file *m,
 {
 	struct pollfs_timer_ctx *t = to_timer(obj);
 	struct timespec64 value, interval;
+	ktime_t remaining;
 	clockid_t clockid;
-	u64 ticks;
+	u64 ticks, missed;
 	u32 flags;
 
 	spin_lock_irq(&t->wqh.lock);
-	t->ticks += pollfs_timer_rearm(t);
-	value = ktime_to_timespec64(pollfs_timer_remaining(t));
+	pollfs_timer_peek(t, &missed, &remaining);
+	value = ktime_to_timespec64(remaining);
 	interval = ktime_to_timespec64(t->interval);
 	clockid = t->clockid;
-	ticks = t->ticks;
+	ticks = t->ticks + missed;
 	flags = t->flags;
 	spin_unlock_irq(&t->wqh.lock);
 
@@ -500,7 +636,9 @@ static void pollfs_timer_release(struct pollfs_object *obj)
 {
 	struct pollfs_timer_ctx *t = to_timer(obj);
 
+	mutex_lock(&t->write_lock);
 	pollfs_timer_set_cancel(t, false);
+	mutex_unlock(&t->write_lock);
 	if (pollfs_clock_is_alarm(t->clockid))
 		alarm_cancel(&t->t.alarm);
 	else
@@ -551,4 +689,5 @@ const struct pollfs_kind pollfs_timer_kind = {
 	.show_fdinfo	= pollfs_timer_show_fdinfo,
 	.release	= pollfs_timer_release,
 	.free_rcu	= true,
+	.ring		= true,
 };
