@@ -9,6 +9,8 @@
 # make check-race           the suite and a long fuzz on a KCSAN kernel, with
 #                           the module's line coverage
 # make fuzz       the fuzzer in the guest, FUZZ_TIME s (600), FUZZ_SEED
+# make syz SYZKALLER=PATH   coverage-guided fuzzing with syzkaller for
+#                 SYZ_TIME (2h), on a KCOV kernel (tests/syz/README.md)
 # make run        boot the guest and run the demo (the main job)
 # make shell      an interactive shell in the guest, module loaded
 # make style      checkpatch on the kernel code
@@ -202,6 +204,8 @@ check-race: setup
 		POLLFS_FUZZ_TIME=$(FUZZ_TIME) POLLFS_VM_TIMEOUT=5400 \
 		POLLFS_TIME_SCALE=$(DEBUG_TIME_SCALE) vm/check
 	vm/coverage $(RACE_MODULE) build/coverage/data build/coverage
+
+include tests/syz/syz.mk
 
 # The fuzzer (tests/fuzz.c) in the guest for FUZZ_TIME seconds (default
 # 600), through the test runner, so that the kernel log is checked and
