@@ -235,10 +235,10 @@ static bool pollfs_timer_ring_fire(struct pollfs_timer_ctx *t,
 	u64 missed = 0, ahead = 0;
 
 	lockdep_assert_held(&t->wqh.lock);
-	if (pollfs_timer_cancelled(t))
+	if (t->ticks || pollfs_timer_cancelled(t)) {
 		pollfs_ring_flag_overflow(ring);
-	if (t->ticks || pollfs_timer_cancelled(t))
 		return false;
+	}
 
 	expires = alarm ? t->t.alarm.node.expires : hrtimer_get_expires(tmr);
 	now = expires - (alarm ? alarm_expires_remaining(&t->t.alarm) :
