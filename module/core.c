@@ -333,16 +333,19 @@ static long pollfs_ring_ioctl(struct pollfs_object *obj,
 		pollfs_ring_free(ring);
 		return -EFAULT;
 	}
+	/*
+	 * Records the object made before the ring wait in it: the flag
+	 * says so, and keeps the next ones out of the ring until read(2)
+	 * has taken them.  Looked at before the ring is published and
+	 * again after, for one made meanwhile.
+	 */
+	if (obj->kind->poll(obj) & EPOLLIN)
+		pollfs_ring_flag_overflow(ring);
 	/* Pairs with pollfs_ring_of(): a producer sees the ring whole. */
 	if (cmpxchg_release(&obj->ring, NULL, ring)) {
 		pollfs_ring_free(ring);
 		return -EBUSY;
 	}
-	/*
-	 * Records the object made before the ring wait in it: the flag
-	 * says so, and keeps the next ones out of the ring until read(2)
-	 * has taken them.
-	 */
 	if (obj->kind->poll(obj) & EPOLLIN)
 		pollfs_ring_flag_overflow(ring);
 	return 0;
