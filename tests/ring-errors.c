@@ -215,10 +215,11 @@ TEST(mmap_shorter)
 	unsigned char *map;
 	size_t len;
 
-	rg_setup(&ring, f, 8, RG_FUTEX_REC);
+	/* a ring of several pages, mapped by its first page only */
+	rg_setup(&ring, f, POLLFS_RING_ENTRIES_MAX, RG_FUTEX_REC);
 	p = ring.p;
-	/* just the page of the first word */
 	len = (size_t)page;
+	CHECK(p.mmap_size > len);
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
 	CHECK(map != MAP_FAILED);
 	fx_arm(f, &word, 0, FX_PRIVATE | FX_WATCH);
