@@ -3800,6 +3800,15 @@ static bool ring_kind(int k)
 	return k != K_NONE && (k == K_TIMER || k == K_FUTEX);
 }
 
+/*
+ * A kind known to have no ring: what a descriptor of K_UNKNOWN is (a
+ * forked child's fd that is no longer the table's) is not known.
+ */
+static bool ringless_kind(int k)
+{
+	return k == K_DEV || k == K_EPOLL || (is_obj(k) && !ring_kind(k));
+}
+
 static bool entries_ok(uint32_t n)
 {
 	return n >= POLLFS_RING_ENTRIES_MIN && n <= POLLFS_RING_ENTRIES_MAX &&
@@ -3971,7 +3980,7 @@ static void op_ring_ioctl(void)
 	if (!same(&pk))
 		return;
 	if (r == 0) {
-		if (!ring_kind(pk.kind))
+		if (ringless_kind(pk.kind))
 			STRICT_FAIL("POLLFS_IOC_RING on %s fd %d returned 0",
 				    kind_name(pk.kind), pk.fd);
 		if (whole && !valid)
@@ -3980,7 +3989,7 @@ static void op_ring_ioctl(void)
 				    "returned 0", kind_name(pk.kind), pk.fd,
 				    p.entries, p.flags, p.reserved);
 		atomic_fetch_add(&st->ring_setups, 1);
-		if (!whole)
+		if (!whole || !ring_kind(pk.kind))
 			return;
 		memcpy(&out, b.p, sizeof(out));
 		bad = bad_layout(&out, p.entries, rsize(pk.kind));
@@ -4012,7 +4021,8 @@ static void op_ring_ioctl(void)
 	if (pk.kind == K_DEV && e != ENOTTY)
 		STRICT_FAIL("POLLFS_IOC_RING on /dev/pollfs fd %d: errno %d "
 			    "(%s), expected ENOTTY", pk.fd, e, strerror(e));
-	if (ring_kind(pk.kind) && e != EBUSY && e != ENOMEM)
+	/* EINTR: the guard's signal, should the set-up ever wait */
+	if (ring_kind(pk.kind) && e != EBUSY && e != ENOMEM && e != EINTR)
 		STRICT_FAIL("POLLFS_IOC_RING with %u entries on %s fd %d: "
 			    "errno %d (%s)", p.entries, kind_name(pk.kind),
 			    pk.fd, e, strerror(e));
@@ -4053,7 +4063,7 @@ static void op_ring_new(void)
 	     kind_name(kind), fd, p.entries, r, errno);
 	if (r) {
 		/* a fresh object of ours, valid params */
-		if (errno != ENOMEM)
+		if (errno != ENOMEM && errno != EINTR)
 			FAIL("POLLFS_IOC_RING with %u entries on a new %s "
 			     "object: errno %d (%s)", p.entries,
 			     kind_name(kind), errno, strerror(errno));
@@ -4085,7 +4095,7 @@ static void op_ring_new(void)
 		r = (int)write(fd, &ev, sizeof(ev));
 	}
 	m = ring_map_whole(fd, &p);
-	if (!m && errno != ENOMEM)
+	if (!m && errno != ENOMEM && errno != EINTR && errno != EAGAIN)
 		FAIL("mmap of the ring of a new %s object (%llu bytes): %s",
 		     kind_name(kind), (unsigned long long)p.mmap_size,
 		     strerror(errno));
@@ -4132,7 +4142,7 @@ static void op_ring_map(void)
 		prot |= PROT_EXEC;
 	if (chance(10))
 		flags = MAP_PRIVATE;
-	if (!ring_kind(pk.kind))
+	if (ringless_kind(pk.kind))
 		must_fail = true, why = "no ring on that kind";
 	if (off)
 		must_fail = true, why = "an offset";
@@ -4167,8 +4177,10 @@ static void op_ring_map(void)
 		ring_no_growth(m, len, same(&pk) && ring_kind(pk.kind));
 		return;		/* unmapped there */
 	}
+	/* only a ring's, for the scribbler: nothing else of ours */
 	if ((prot & (PROT_READ | PROT_WRITE)) == (PROT_READ | PROT_WRITE) &&
-	    flags == MAP_SHARED && chance(70)) {
+	    flags == MAP_SHARED && ring_kind(pk.kind) && same(&pk) &&
+	    chance(70)) {
 		ringmap_add(m, len, NULL);
 		return;
 	}
