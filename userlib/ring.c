@@ -122,8 +122,8 @@ static uint32_t ring_span(const struct pollfs_ring *ring, uint32_t head)
 
 unsigned int pollfs_ring_ready(const struct pollfs_ring *ring)
 {
-	uint32_t span = ring_span(ring,
-				  __atomic_load_n(ring->head, __ATOMIC_RELAXED));
+	uint32_t head = __atomic_load_n(ring->head, __ATOMIC_RELAXED);
+	uint32_t span = ring_span(ring, head);
 
 	return span <= ring->params.entries ? span : 0;
 }

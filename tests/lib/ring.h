@@ -15,7 +15,7 @@
 
 #include <sys/mman.h>
 
-#define RG_TIMER_REC	40	/* a timer's record, read and in the ring */
+#define RG_TIMER_REC	40	/* a timer's record, read or in a ring */
 #define RG_FUTEX_REC	16	/* a futex object's */
 
 _Static_assert(sizeof(struct pollfs_ring_params) == 40,
@@ -126,7 +126,8 @@ ssize_t rg_read_nb(int fd, void *buf, size_t bytes);
  * non-blocking reads until EAGAIN.  Up to @max records into @buf;
  * returns how many.  Fails the test on a read error or a torn read.
  */
-#define rg_drain(ring, buf, max) rg_drain_at(__FILE__, __LINE__, (ring), (buf), (max))
+#define rg_drain(ring, buf, max)					\
+	rg_drain_at(__FILE__, __LINE__, (ring), (buf), (max))
 size_t rg_drain_at(const char *file, int line, struct rg_ring *ring, void *buf,
 		   size_t max);
 
