@@ -172,12 +172,15 @@ check: setup
 # minutes), the module built against it out of the source tree.  That
 # kernel runs several times slower under TCG: the tests' limits are
 # stretched (DEBUG_TIME_SCALE) and the guest's timeout is long.
-DEBUG_TREE = $(CURDIR)/build/debug-kernel/linux
+# DEBUG_SOURCE=6.12: the same checkers on Debian's linux-source-6.12.
+DEBUG_SOURCE ?= 6.1
+DEBUG_DIR = build/debug-kernel$(if $(filter-out 6.1,$(DEBUG_SOURCE)),-$(DEBUG_SOURCE))
+DEBUG_TREE = $(CURDIR)/$(DEBUG_DIR)/linux
 DEBUG_MODULE = $(CURDIR)/build/debug-module
 DEBUG_TIME_SCALE ?= 4
 
 check-debug: setup
-	vm/debug-kernel >/dev/null
+	POLLFS_DEBUG_SOURCE=$(DEBUG_SOURCE) vm/debug-kernel >/dev/null
 	$(MAKE) lib tests examples bench-build
 	rm -rf $(DEBUG_MODULE)
 	$(call staged-module,$(DEBUG_MODULE),$(DEBUG_TREE),$(DEBUG_TREE)/vmlinux)

@@ -146,9 +146,20 @@ static __poll_t pollfs_events(struct pollfs_object *obj)
 	return events;
 }
 
-static __poll_t pollfs_ready(struct pollfs_object *obj)
+/*
+ * What a blocked read waits for: the object's own record, or the ring's;
+ * but a read whose take gave up to other consumers (@busy) waits for
+ * the next record pushed after @tail, not for one that is there and
+ * that they keep taking first.
+ */
+static bool pollfs_read_ready(struct pollfs_object *obj,
+			      struct pollfs_ring *ring, bool busy, u32 tail)
 {
-	return pollfs_events(obj) & (EPOLLIN | EPOLLHUP | EPOLLERR);
+	if (obj->kind->poll(obj) & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		return true;
+	if (!ring)
+		return false;
+	return busy ? pollfs_ring_tail(ring) != tail : pollfs_ring_ready(ring);
 }
 
 /*
@@ -178,6 +189,8 @@ static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	struct pollfs_ring *ring = pollfs_ring_of(obj);
 	size_t done = 0, taken = 0;
 	u8 rec[POLLFS_RECORD_MAX];
+	bool busy = false;
+	u32 tail = 0;
 	int ret;
 
 	if (!nrec)
@@ -186,15 +199,18 @@ static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	while (done < nrec) {
 		if (done && signal_pending(current))
 			break;
-		if (ring && pollfs_ring_take(ring, rec)) {
-			ret = 1;
-		} else {
+		if (ring) {
+			tail = pollfs_ring_tail(ring);
+			ret = pollfs_ring_take(ring, rec);
+			busy = ret == -EBUSY;
+		}
+		if (!ring || ret != 1) {
 			if (kind->read_max && taken == kind->read_max)
 				break;
 			ret = kind->read(obj, rec, nowait || done);
 			if (ret == -EAGAIN && !done && !nowait) {
 				ret = wait_event_interruptible(*kind->waitq(obj),
-							       pollfs_ready(obj));
+					pollfs_read_ready(obj, ring, busy, tail));
 				if (ret)
 					break;
 				continue;
@@ -333,11 +349,23 @@ static long pollfs_ring_ioctl(struct pollfs_object *obj,
 		pollfs_ring_free(ring);
 		return -EFAULT;
 	}
+	/*
+	 * Records the object made before the ring wait in it: the flag
+	 * says so, and keeps the next ones out of the ring until read(2)
+	 * has taken them.  Looked at before the ring is published and
+	 * again after, for one made meanwhile.
+	 */
+	if (obj->kind->poll(obj) & EPOLLIN)
+		pollfs_ring_flag_overflow(ring);
 	/* Pairs with pollfs_ring_of(): a producer sees the ring whole. */
 	if (cmpxchg_release(&obj->ring, NULL, ring)) {
 		pollfs_ring_free(ring);
 		return -EBUSY;
 	}
+	if (obj->kind->ring_attached)
+		obj->kind->ring_attached(obj);
+	if (obj->kind->poll(obj) & EPOLLIN)
+		pollfs_ring_flag_overflow(ring);
 	return 0;
 }
 

@@ -87,6 +87,7 @@ void pollfs_hook_remove(struct pollfs_hook *hook);
  *		hook may still be looking at it
  * @ring:	it takes a record ring (POLLFS_IOC_RING): its producers push
  *		into pollfs_ring_of(obj) (ring.h)
+ * @ring_attached: told once the ring is the object's (optional)
  *
  * The core owns the object's life: it copies and checks the argument,
  * allocates from the kind's cache, calls @setup, installs the file and,
@@ -116,6 +117,7 @@ struct pollfs_kind {
 	void (*release)(struct pollfs_object *obj);
 	bool free_rcu;
 	bool ring;
+	void (*ring_attached)(struct pollfs_object *obj);
 };
 
 /* Embedded first, as obj, in every kind's context. */

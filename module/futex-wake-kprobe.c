@@ -16,7 +16,13 @@
  * the handler then makes futex_wake_mark() return at once, before its
  * first instruction, as the kernel's error injection does with
  * override_function_with_return() (which Debian's kernels do not build):
- * the waker goes on as if it had woken the wait, which it has.
+ * the waker goes on as if it had woken the wait, which it has.  As
+ * fail_function's, the probe has a post handler that does nothing: it
+ * keeps the probe from being optimized into a jump, which ignores a
+ * changed instruction pointer, and arms an ftrace-based probe with
+ * FTRACE_OPS_FL_IPMODIFY, so that another user of the function that
+ * would run its body regardless (a livepatch, a BPF trampoline) is
+ * refused, or told, rather than silently undoing the skip.
  */
 
 #include <linux/kprobes.h>
@@ -72,9 +78,16 @@ static int pollfs_futex_wake_mark_probe(struct kprobe *kp,
 	return 1;
 }
 
+static void pollfs_futex_wake_mark_post(struct kprobe *kp,
+					struct pt_regs *regs,
+					unsigned long flags)
+{
+}
+
 static struct kprobe pollfs_futex_kprobe = {
 	.symbol_name	= "futex_wake_mark",
 	.pre_handler	= pollfs_futex_wake_mark_probe,
+	.post_handler	= pollfs_futex_wake_mark_post,
 };
 
 struct pollfs_hook pollfs_futex_wake_hook =

@@ -57,7 +57,7 @@
  *  - f->lock, a mutex: an object's arming (a write) and its reads.  It
  *    is held only for the kernel's own work: a write copies its records
  *    in, computes their keys and pins watched words before taking it,
- *    and faults in an absent word with it dropped.  The one wait under
+ *    and a write or read faults in an absent word with it dropped.  The one wait under
  *    it that a user can stretch is the writer's own address space's
  *    mmap_lock, which the first private arming in an address space
  *    takes to register a notifier (6.16 and later).  So a blocking read
@@ -97,11 +97,13 @@
  *    follows the call) and goes on from the next waiter on the chain,
  *    so each FUTEX_WAKE that reaches the wait counts it exactly once,
  *    and there is no moment when the object is off the chain: no re-arm,
- *    so no window in which a wake could miss it.  The price is the
- *    place in line: the wait keeps the place it was queued at, where a
- *    woken thread would queue again at the end, so a FUTEX_WAKE of one
- *    waiter on a word that threads also wait on keeps waking the object
- *    (pollfs(7) says so).
+ *    so no window in which a wake could miss it.  Since it never leaves
+ *    its place, where a woken thread would queue again at the end, such
+ *    a wait is queued behind every thread (a priority past any a thread
+ *    has; moved there when the ring comes if it was armed before): a
+ *    wake of fewer waiters than are queued wakes the threads first, and
+ *    no thread waits for ever behind an object.  (FUTEX_WAKE_OP with one
+ *    word for both counts it once per loop, as it would a thread.)
  *  - When the ring does not take the record (full, a head not to be
  *    trusted, or records of the object already waiting outside it), the
  *    wake is what it is without a ring: the wait is taken off, the
@@ -111,7 +113,11 @@
  *    nothing; the object is not a waiter until read(2) has taken the
  *    record.  The decision and the woken mark are made under the ring's
  *    lock, which read(2) takes to clear the flag once nothing is woken,
- *    so the flag is never cleared over a record that waits.
+ *    so the flag is never cleared over a record that waits.  While the
+ *    write that arms a set is still queueing it, a wake's record waits
+ *    in the object the same way: a set that then fails (a later word
+ *    changed) must leave nothing in the ring.  Records that wait in the
+ *    object are read oldest first (each is numbered when woken).
  *  - A wait requeued to another word (FUTEX_CMP_REQUEUE) and woken there
  *    is no longer on the word the watch is about: the record waits in
  *    the object, flagged, and read(2) re-arms it on its own word (1.1).
@@ -129,6 +135,7 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/plist.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -150,6 +157,56 @@ static int pollfs_futex_get_value_locked(u32 *dest, u32 __user *from)
 	return ret ? -EFAULT : 0;
 }
 
+/*
+ * A watched wait whose records go into a ring stays queued from wake to
+ * wake, where a woken thread would queue again at the end: it is put
+ * behind every waiter a thread can be (their priorities go up to
+ * MAX_RT_PRIO), so that a wake of fewer than all wakes the threads
+ * first and none of them waits for ever behind it.
+ */
+#define POLLFS_FUTEX_PRIO_BEHIND	(MAX_RT_PRIO + 1)
+
+/* Move queued @w behind every thread.  Its bucket's lock held. */
+static void pollfs_futex_queue_behind(struct pollfs_futex_wait *w,
+				      struct futex_hash_bucket *hb)
+{
+	struct plist_node *node = (void *)w->q + FUTEX_Q_LIST;
+	struct plist_head *chain = (void *)hb + FUTEX_HB_CHAIN;
+
+	lockdep_assert_held(q_lock_ptr(w->q));
+	pollfs_call(plist_del)(node, chain);
+	node->prio = POLLFS_FUTEX_PRIO_BEHIND;
+	pollfs_call(plist_add)(node, chain);
+}
+
+/*
+ * A watched set armed before its ring moves behind the threads when the
+ * ring comes: the lock_ptr dance of futex_unqueue(), which follows a
+ * requeue or a rehash to the bucket the wait is on now.
+ */
+static void pollfs_futex_requeue_behind(struct pollfs_futex_wait *w)
+{
+	spinlock_t *lock;
+
+	for (;;) {
+		lock = READ_ONCE(*(spinlock_t **)(w->q + FUTEX_Q_LOCK_PTR));
+		if (!lock)
+			return;		/* woken: queued again by read(2) */
+		spin_lock(lock);
+		if (lock == q_lock_ptr(w->q))
+			break;
+		spin_unlock(lock);
+	}
+	pollfs_futex_queue_behind(w, (void *)lock - FUTEX_HB_LOCK);
+	spin_unlock(lock);
+}
+
+/* The waits of a watched set with a ring queue behind the threads. */
+static bool pollfs_futex_rings_watch(struct pollfs_futex_ctx *f)
+{
+	return READ_ONCE(f->watch) && pollfs_ring_of(&f->obj);
+}
+
 /* Queue @w on its bucket, whose lock is held, as init_task's waiter. */
 static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
 				      struct futex_hash_bucket *hb)
@@ -158,6 +215,8 @@ static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
 	pollfs_futex_queue(wait_q(w), hb, &init_task);
 	WRITE_ONCE(*q_task(w->q), &init_task);
 	w->queued = true;
+	if (pollfs_futex_rings_watch(w->owner))
+		pollfs_futex_queue_behind(w, hb);
 }
 
 static void pollfs_futex_set_state(struct pollfs_futex_ctx *f,
@@ -172,6 +231,7 @@ static void pollfs_futex_set_state(struct pollfs_futex_ctx *f,
 /* Mark @w woken, for a read: under the bucket lock. */
 static void pollfs_futex_mark_woken(struct pollfs_futex_wait *w)
 {
+	w->woken_seq = atomic64_inc_return(&w->owner->wake_seq);
 	WRITE_ONCE(w->woken, true);
 	smp_mb__before_atomic();	/* @woken before the bit: see FIRED */
 	set_bit(POLLFS_FUTEX_FIRED, &w->owner->fired);
@@ -221,25 +281,29 @@ static bool pollfs_futex_on_own_word(struct pollfs_futex_wait *w)
 /*
  * A watched wait's record into the ring, or, if the ring refuses it, the
  * wait woken for read(2), under the ring's lock (see the head comment).
- * True when the ring took it.
+ * Not while the write that queues the set is still at it: a set that
+ * then fails must leave nothing in the ring, so the record waits in the
+ * object, for the write to drop or to leave for read(2).  True when the
+ * ring took it.
  */
 static bool pollfs_futex_ring_watch(struct pollfs_futex_wait *w,
 				    struct pollfs_ring *ring)
 {
+	struct pollfs_futex_ctx *f = w->owner;
 	struct pollfs_futex_event rec = w->ev;
 	bool own = pollfs_futex_on_own_word(w);
 	unsigned long flags;
 	bool pushed = false;
 
 	if (own)
-		rec.val = pollfs_futex_word_at_wake(w->owner, w);
+		rec.val = pollfs_futex_word_at_wake(f, w);
 	pollfs_ring_lock(ring, flags);
-	if (own)
+	if (own && !test_bit(POLLFS_FUTEX_ARMING, &f->fired))
 		pushed = pollfs_ring_push_locked(ring, &rec);
-	else
+	if (!pushed) {
 		pollfs_ring_flag_overflow_locked(ring);
-	if (!pushed)
 		pollfs_futex_mark_woken(w);
+	}
 	pollfs_ring_unlock(ring, flags);
 	return pushed;
 }
@@ -291,9 +355,12 @@ void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	if (!w->queued)
 		return;
 	w->queued = false;
-	if (!pollfs_call(futex_unqueue)(wait_q(w))) {
-		/* Pairs with the release store of NULL to lock_ptr. */
-		smp_rmb();
+	if (pollfs_call(futex_unqueue)(wait_q(w)))
+		return;
+	/* Pairs with the release store of NULL to lock_ptr. */
+	smp_rmb();
+	if (!w->woken) {
+		w->woken_seq = atomic64_inc_return(&w->owner->wake_seq);
 		w->woken = true;
 	}
 }
@@ -305,10 +372,11 @@ void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
  * user's page or a look into another address space, but whoever holds
  * it may still wait for its own address space's locks (the first
  * private arm of 6.16+ registers a notifier there), so no reader of
- * another user waits on it uninterruptibly.
+ * another user waits on it uninterruptibly, and a writer only killably.
  */
 static int pollfs_futex_lock(struct pollfs_futex_ctx *f, bool nowait)
 {
+	/* A read's: a write waits killably, see pollfs_futex_write(). */
 	if (!nowait)
 		return mutex_lock_interruptible(&f->lock) ? -ERESTARTSYS : 0;
 	if (mutex_trylock(&f->lock))
@@ -663,10 +731,14 @@ static int pollfs_futex_install(struct pollfs_futex_ctx *f,
 	}
 	f->mm = current->mm;
 	mmgrab(f->mm);
+	f->generation++;
 	pollfs_futex_publish(f, POLLFS_FUTEX_ARMED, nr, watch);
 	ret = pollfs_futex_track(f);
-	if (!ret)
+	if (!ret) {
+		set_bit(POLLFS_FUTEX_ARMING, &f->fired);
 		ret = pollfs_futex_queue_all(f, absent);
+		clear_bit(POLLFS_FUTEX_ARMING, &f->fired);
+	}
 	if (ret) {
 		/* Whatever was queued is off already; off the list too. */
 		pollfs_futex_untrack(f);
@@ -726,7 +798,8 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 		goto disarm;
 
 	for (;;) {
-		ret = pollfs_futex_lock(f, false);
+		/* Only a fatal signal: a failed write must leave it unarmed. */
+		ret = mutex_lock_killable(&f->lock);
 		if (ret)
 			break;
 		ret = pollfs_futex_install(f, set, nrec, watch, &absent);
@@ -783,7 +856,10 @@ static int pollfs_futex_word(struct pollfs_futex_ctx *f,
  * Queue a watched record that a wake took off its chain again, on the
  * value its word holds now, which goes into the record.  The key is the
  * one of the write, so a requeue to another word does not carry over.
- * The caller holds a user of the writer's address space.  Lock held.
+ * The caller holds a user of the writer's address space.  1, with the
+ * record still off its chain, when the word is not present in the
+ * reader's own mapping: the caller faults it in without the lock.
+ * Lock held.
  */
 static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 				struct pollfs_futex_wait *w)
@@ -791,26 +867,20 @@ static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 	struct futex_private_hash *fph;
 	struct futex_hash_bucket *hb;
 	u32 uval;
-	int ret;
 
 	lockdep_assert_held(&f->lock);
-	for (;;) {
-		memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
-		pollfs_futex_set_wake(w);
-		*q_key(w->q) = w->key;
-		w->woken = false;
-		hb = pollfs_futex_q_lock(w, &fph);
-		__acquire(q_lock_ptr(w->q));
-		ret = pollfs_futex_word(f, w, &uval);
-		if (!ret)
-			break;
+	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+	pollfs_futex_set_wake(w);
+	*q_key(w->q) = w->key;
+	hb = pollfs_futex_q_lock(w, &fph);
+	__acquire(q_lock_ptr(w->q));
+	if (pollfs_futex_word(f, w, &uval)) {
 		pollfs_call(futex_q_unlock)(hb);
 		__release(q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
-		/* Not present in the reader's own mapping: fault it in. */
-		if (get_user(uval, wait_uaddr(w)))
-			return -EFAULT;
+		return 1;
 	}
+	w->woken = false;
 	pollfs_futex_queue_locked(w, hb);
 	WRITE_ONCE(w->ev.val, uval);
 	spin_unlock(q_lock_ptr(w->q));
@@ -819,33 +889,55 @@ static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 }
 
 /*
- * Read a watched set: the first woken record, queued again.  Readiness
+ * The woken record that was woken first, NULL if none; *@more when it is
+ * not the only one.  Lock held.
+ */
+static struct pollfs_futex_wait *
+pollfs_futex_oldest_woken(struct pollfs_futex_ctx *f, bool *more)
+{
+	struct pollfs_futex_wait *w, *oldest = NULL;
+	unsigned int i;
+
+	lockdep_assert_held(&f->lock);
+	*more = false;
+	for (i = 0; i < f->nr; i++) {
+		w = &f->waits[i];
+		if (!READ_ONCE(w->woken))
+			continue;
+		if (oldest)
+			*more = true;
+		if (!oldest || w->woken_seq < oldest->woken_seq)
+			oldest = w;
+	}
+	return oldest;
+}
+
+/* A read found a word absent from the reader's own mapping. */
+#define POLLFS_FUTEX_ABSENT	1
+
+/*
+ * Read a watched set: the oldest woken record, queued again.  Readiness
  * is cleared before the records are looked at, so a wake that comes
  * during the look sets it again.  A word that can no longer be read
  * (unmapped, or the writer's address space gone) ends the watch: the
- * object is left unarmed and the read fails with EFAULT.  Lock held.
+ * object is left unarmed and the read fails with EFAULT.  A word absent
+ * from the reader's own mapping: the record stays woken, its address in
+ * *@absent, and POLLFS_FUTEX_ABSENT.  Lock held.
  */
-static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
+static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec,
+				   u64 *absent)
 {
-	struct pollfs_futex_wait *w = NULL;
-	unsigned int i;
-	bool other;
+	struct pollfs_futex_wait *w;
+	bool other, more;
 	int ret;
 
 	lockdep_assert_held(&f->lock);
 	/* Fully ordered: the records are looked at after the bit. */
 	if (!test_and_clear_bit(POLLFS_FUTEX_FIRED, &f->fired))
 		return -EAGAIN;
-
-	for (i = 0; i < f->nr; i++) {
-		if (!READ_ONCE(f->waits[i].woken))
-			continue;
-		if (w) {	/* more to read */
-			set_bit(POLLFS_FUTEX_FIRED, &f->fired);
-			break;
-		}
-		w = &f->waits[i];
-	}
+	w = pollfs_futex_oldest_woken(f, &more);
+	if (more)
+		set_bit(POLLFS_FUTEX_FIRED, &f->fired);
 	if (!w)
 		return -EAGAIN;
 
@@ -866,6 +958,11 @@ static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
 		if (other)
 			mmput_async(f->mm);
 	}
+	if (ret == POLLFS_FUTEX_ABSENT) {
+		set_bit(POLLFS_FUTEX_FIRED, &f->fired);
+		*absent = w->ev.addr;
+		return ret;
+	}
 	if (ret) {
 		pollfs_futex_drop(f);
 		return ret;
@@ -881,7 +978,7 @@ static int pollfs_futex_read_watch(struct pollfs_futex_ctx *f, void *rec)
 static struct pollfs_futex_wait *
 pollfs_futex_next_woken(struct pollfs_futex_ctx *f)
 {
-	unsigned int i;
+	bool more;
 
 	lockdep_assert_held(&f->lock);
 	if (f->state == POLLFS_FUTEX_ARMED && !f->watch &&
@@ -889,10 +986,7 @@ pollfs_futex_next_woken(struct pollfs_futex_ctx *f)
 		pollfs_futex_dequeue_all(f);
 	if (f->state != POLLFS_FUTEX_PENDING)
 		return NULL;
-	for (i = 0; i < f->nr; i++)
-		if (f->waits[i].woken)
-			return &f->waits[i];
-	return NULL;
+	return pollfs_futex_oldest_woken(f, &more);
 }
 
 /* Taken: once the last is, the object is unarmed.  Lock held. */
@@ -938,17 +1032,48 @@ static void pollfs_futex_ring_work(struct work_struct *work)
 	pollfs_futex_unlock(f);
 }
 
+/*
+ * A word absent from the reader's own mapping is faulted in with the
+ * lock dropped, and the read made again; one that cannot be ends the
+ * watch, unless a write replaced it meanwhile.
+ */
+static int pollfs_futex_fault_in(struct pollfs_futex_ctx *f, u64 addr)
+{
+	unsigned int generation = f->generation;
+	u32 uval;
+	int ret;
+
+	pollfs_futex_unlock(f);
+	if (!get_user(uval, (u32 __user *)u64_to_user_ptr(addr)))
+		return signal_pending(current) ? -ERESTARTSYS : -EAGAIN;
+	ret = mutex_lock_killable(&f->lock);
+	if (ret)
+		return ret;
+	if (f->generation == generation)
+		pollfs_futex_drop(f);
+	pollfs_futex_unlock(f);
+	return -EFAULT;
+}
+
 static int pollfs_futex_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
 	struct pollfs_futex_ctx *f = to_futex(obj);
 	struct pollfs_futex_wait *w;
+	u64 absent;
 	int ret;
 
+again:
 	ret = pollfs_futex_lock(f, nowait);
 	if (ret)
 		return ret;
 	if (f->state == POLLFS_FUTEX_ARMED && f->watch) {
-		ret = pollfs_futex_read_watch(f, rec);
+		ret = pollfs_futex_read_watch(f, rec, &absent);
+		if (ret == POLLFS_FUTEX_ABSENT) {
+			ret = pollfs_futex_fault_in(f, absent);
+			if (ret == -EAGAIN)
+				goto again;
+			return ret;
+		}
 	} else if (f->state == POLLFS_FUTEX_ARMED &&
 		   !test_bit(POLLFS_FUTEX_FIRED, &f->fired)) {
 		ret = -EAGAIN;
@@ -987,9 +1112,12 @@ static wait_queue_head_t *pollfs_futex_waitq(struct pollfs_object *obj)
 
 /*
  * Under the queue's lock, not the object's: a look at /proc never waits
- * for the object's users, nor holds them up.  The values a concurrent
- * read or wake is changing may be shown either way.
+ * for the object's users.  The records are copied out a few at a time,
+ * since a waker takes that lock too, and printed without it.  The values
+ * a concurrent read or wake is changing may be shown either way.
  */
+#define POLLFS_FUTEX_FDINFO_BATCH	16
+
 static void pollfs_futex_show_fdinfo(struct seq_file *m,
 				     struct pollfs_object *obj)
 {
@@ -999,20 +1127,41 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
 		[POLLFS_FUTEX_PENDING]	= "woken",
 	};
 	struct pollfs_futex_ctx *f = to_futex(obj);
-	struct pollfs_futex_wait *w;
-	unsigned int i;
+	struct {
+		struct pollfs_futex_event ev;
+		bool woken;
+	} batch[POLLFS_FUTEX_FDINFO_BATCH];
+	enum pollfs_futex_state state;
+	unsigned int nr, i, j, n;
+	bool fired, watch;
 
 	spin_lock_irq(&f->wqh.lock);
-	seq_printf(m, "state: %s\nfired: %d\nwatch: %d\nrecords: %u\n",
-		   states[f->state], test_bit(POLLFS_FUTEX_FIRED, &f->fired),
-		   f->watch, f->nr);
-	for (i = 0; i < f->nr; i++) {
-		w = &f->waits[i];
-		seq_printf(m, "wait: addr %#llx val %u flags %#x%s\n",
-			   w->ev.addr, READ_ONCE(w->ev.val), w->ev.flags,
-			   READ_ONCE(w->woken) ? " woken" : "");
-	}
+	state = f->state;
+	fired = test_bit(POLLFS_FUTEX_FIRED, &f->fired);
+	watch = f->watch;
+	nr = f->nr;
 	spin_unlock_irq(&f->wqh.lock);
+	seq_printf(m, "state: %s\nfired: %d\nwatch: %d\nrecords: %u\n",
+		   states[state], fired, watch, nr);
+
+	for (i = 0; i < nr; i += n) {
+		spin_lock_irq(&f->wqh.lock);
+		n = i < f->nr ? min_t(unsigned int, f->nr - i,
+					    POLLFS_FUTEX_FDINFO_BATCH) : 0;
+		for (j = 0; j < n; j++) {
+			batch[j].ev = f->waits[i + j].ev;
+			batch[j].ev.val = READ_ONCE(f->waits[i + j].ev.val);
+			batch[j].woken = READ_ONCE(f->waits[i + j].woken);
+		}
+		spin_unlock_irq(&f->wqh.lock);
+		if (!n)
+			break;
+		for (j = 0; j < n; j++)
+			seq_printf(m, "wait: addr %#llx val %u flags %#x%s\n",
+				   batch[j].ev.addr, batch[j].ev.val,
+				   batch[j].ev.flags,
+				   batch[j].woken ? " woken" : "");
+	}
 }
 
 /*
@@ -1045,6 +1194,20 @@ static int pollfs_futex_setup(struct pollfs_object *obj, const void *arg)
 	return 0;
 }
 
+/* Its watched set, armed before, moves behind the threads. */
+static void pollfs_futex_ring_attached(struct pollfs_object *obj)
+{
+	struct pollfs_futex_ctx *f = to_futex(obj);
+	unsigned int i;
+
+	mutex_lock(&f->lock);
+	if (f->state == POLLFS_FUTEX_ARMED && f->watch)
+		for (i = 0; i < f->nr; i++)
+			if (f->waits[i].queued)
+				pollfs_futex_requeue_behind(&f->waits[i]);
+	pollfs_futex_unlock(f);
+}
+
 static_assert(offsetof(struct pollfs_futex_wait, q) == 0);
 static_assert(sizeof(struct pollfs_futex_event) == 16);
 
@@ -1064,4 +1227,5 @@ const struct pollfs_kind pollfs_futex_kind = {
 	.show_fdinfo	= pollfs_futex_show_fdinfo,
 	.release	= pollfs_futex_release,
 	.ring		= true,
+	.ring_attached	= pollfs_futex_ring_attached,
 };

@@ -33,6 +33,7 @@ struct pollfs_futex_wait {
 	struct pollfs_futex_event ev;
 	union futex_key key;	/* of ev.addr in the writer's mm */
 	struct page *page;	/* a watched word's, pinned while armed */
+	u64 woken_seq;		/* when it was woken: records go oldest first */
 	bool queued;		/* futex_unqueue() still owed */
 	bool woken;		/* set by the wake hook under the bucket lock */
 };
@@ -58,7 +59,9 @@ struct pollfs_futex_ctx {
 	struct pollfs_object obj;
 	wait_queue_head_t wqh;	/* its lock: @state, and what fdinfo shows */
 	enum pollfs_futex_state state;
-	unsigned long fired;	/* POLLFS_FUTEX_FIRED, _MISSED */
+	unsigned long fired;	/* POLLFS_FUTEX_FIRED, _MISSED, ... */
+	atomic64_t wake_seq;	/* the woken records' order */
+	unsigned int generation;	/* of the arming, counted by writes */
 	struct irq_work wake_work;	/* PREEMPT_RT: the kprobe's wake-up */
 	struct work_struct ring_work;	/* a one-shot set's records to the ring */
 	struct mutex lock;	/* serializes write and read */
@@ -89,6 +92,12 @@ struct pollfs_futex_ctx {
 #define POLLFS_FUTEX_MISSED	1
 /* The ring work found the lock taken: whoever held it queues it again. */
 #define POLLFS_FUTEX_RING_MISSED	2
+/*
+ * A write is queueing the set: a wake meanwhile marks its record woken
+ * for read(2) rather than put it in the ring, since a watched set that
+ * then fails must leave no record behind.
+ */
+#define POLLFS_FUTEX_ARMING	3
 
 static inline struct pollfs_futex_ctx *to_futex(struct pollfs_object *obj)
 {

@@ -207,7 +207,8 @@ void pollfs_ring_drained(struct pollfs_ring *ring)
 
 /*
  * read(2)'s take of the oldest record, by the consumers' protocol: 1 if
- * it took one into @rec, 0 if the ring holds none it can take.
+ * it took one into @rec, 0 if the ring holds none, -EBUSY if it gave up
+ * (other consumers kept moving head, or head cannot be trusted).
  */
 int pollfs_ring_take(struct pollfs_ring *ring, void *rec)
 {
@@ -219,8 +220,11 @@ int pollfs_ring_take(struct pollfs_ring *ring, void *rec)
 		first = READ_ONCE(*head);
 		/* Pairs with the push's release: the record is whole. */
 		last = smp_load_acquire(&ring->tail);
-		if (!pollfs_ring_count(ring, first, last))
+		if (first == last)
 			return 0;
+		/* Head moved past the tail just read, or is garbage. */
+		if (!pollfs_ring_count(ring, first, last))
+			continue;
 		/*
 		 * A producer may be writing this slot already if another
 		 * consumer moved head past it: the swap then fails, and the
@@ -232,7 +236,14 @@ int pollfs_ring_take(struct pollfs_ring *ring, void *rec)
 		if (cmpxchg(head, first, first + 1) == first)
 			return 1;
 	}
-	return 0;
+	return -EBUSY;
+}
+
+/* The kernel's tail, for a reader to wait until it moves. */
+u32 pollfs_ring_tail(struct pollfs_ring *ring)
+{
+	/* Pairs with the push's release, as in take. */
+	return smp_load_acquire(&ring->tail);
 }
 
 bool pollfs_ring_ready(struct pollfs_ring *ring)

@@ -198,9 +198,6 @@ static void pollfs_ktime_to_timespec(ktime_t kt, struct __kernel_timespec *ts)
 	ts->tv_nsec = ts64.tv_nsec;
 }
 
-static void pollfs_timer_alarm_start(struct pollfs_timer_ctx *t,
-				     ktime_t expires, bool relative);
-
 static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer_ctx *t)
 {
 	return pollfs_clock_is_alarm(t->clockid) ? &t->t.alarm.timer :
@@ -210,11 +207,46 @@ static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer_ctx *t)
 /*
  * A ring-fed periodic timer restarts from its expiry, but never sooner
  * than this after it: a shorter period's expirations in between are
- * counted in its next record.  So no timer keeps a CPU in its interrupt,
- * whatever its period (a timerfd is restarted by the read that consumes
- * it, which costs its reader as much).
+ * counted in its next record.
  */
 #define POLLFS_TIMER_RING_MIN	(50 * NSEC_PER_USEC)
+
+/*
+ * And a CPU restarts at most this many timers a second from their
+ * expiries, whoever armed them: the interrupt time no user pays for is
+ * bounded (a timerfd, restarted by the read that consumes it, costs its
+ * reader as much as the interrupt).  Past it, an expiry waits in the
+ * object, flagged, and the read(2) that consumes it restarts the timer,
+ * as without a ring.
+ */
+#define POLLFS_TIMER_RING_RESTARTS	20000
+
+struct pollfs_timer_budget {
+	unsigned long second;	/* jiffies / HZ of the count below */
+	unsigned int restarts;
+};
+
+static DEFINE_PER_CPU(struct pollfs_timer_budget, pollfs_timer_budget);
+
+/*
+ * One restart of this CPU's budget, with interrupts off (the timer's
+ * lock), or on PREEMPT_RT with migration off, where a preempted count
+ * may be off by one.
+ */
+static bool pollfs_timer_ring_budget(void)
+{
+	struct pollfs_timer_budget *budget = this_cpu_ptr(&pollfs_timer_budget);
+	unsigned long second = jiffies / HZ;
+
+	if (budget->second != second) {
+		budget->second = second;
+		budget->restarts = 0;
+	}
+	if (budget->restarts >= POLLFS_TIMER_RING_RESTARTS)
+		return false;
+	budget->restarts++;
+	return true;
+}
 
 /*
  * An expiry into the ring, the lock held: its record counts the
@@ -235,10 +267,11 @@ static bool pollfs_timer_ring_fire(struct pollfs_timer_ctx *t,
 	u64 missed = 0, ahead = 0;
 
 	lockdep_assert_held(&t->wqh.lock);
-	if (pollfs_timer_cancelled(t))
+	if (t->ticks || pollfs_timer_cancelled(t) ||
+	    (interval && !pollfs_timer_ring_budget())) {
 		pollfs_ring_flag_overflow(ring);
-	if (t->ticks || pollfs_timer_cancelled(t))
 		return false;
+	}
 
 	expires = alarm ? t->t.alarm.node.expires : hrtimer_get_expires(tmr);
 	now = expires - (alarm ? alarm_expires_remaining(&t->t.alarm) :
@@ -261,14 +294,26 @@ static bool pollfs_timer_ring_fire(struct pollfs_timer_ctx *t,
 		return false;
 
 	t->carry = ahead;
-	if (interval) {
+	if (!interval)
+		return true;
+	if (!alarm) {
 		t->expired = false;
-		if (alarm) {
-			pollfs_timer_alarm_start(t, next, false);
-		} else {
-			hrtimer_set_expires(tmr, next);
-			*restart = true;
-		}
+		hrtimer_set_expires(tmr, next);
+		*restart = true;
+		return true;
+	}
+	/*
+	 * An alarm not started because @next passed already (the floor's
+	 * 50 us went by since it was computed) stops, and its expiry at
+	 * @next waits in the object for the read(2) that restarts it.
+	 */
+	if (pollfs_alarm_start(&t->t.alarm, next, false)) {
+		t->expired = false;
+	} else {
+		t->t.alarm.node.expires = next;
+		t->ticks += 1 + t->carry;
+		t->carry = 0;
+		pollfs_ring_flag_overflow(ring);
 	}
 	return true;
 }

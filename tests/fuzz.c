@@ -48,6 +48,15 @@
  * no disarm), timers armed with POLLFS_TIMER_CANCEL_ON_SET (also under
  * the clock steps), and POLLFS_IOC_TIMER_GET on every kind of
  * descriptor, through good and hostile buffers.
+ * And the record ring of version 1.2: POLLFS_IOC_RING on every kind of
+ * descriptor with random params (every entries count, flag bit and
+ * reserved value) through good and hostile buffers; timers and futex
+ * objects made with a ring, mapped, armed to fill it (periodic, watched)
+ * and put in the table; mmap of every descriptor with random lengths,
+ * offsets, protections and flags, mremap of the mappings, munmap; records
+ * taken by the shared protocol; and a thread that scribbles head, tail,
+ * the flags word and the records of the mappings at random all along,
+ * while the other operations read, write, wake, poll and close.
  *
  * The operations are drawn from a generator seeded by the seed (printed
  * as "# seed N": run with -s N to replay the same choices; threads and
@@ -92,7 +101,20 @@
  *    ECANCELED, the timer still armed.
  *  - once io_destroy returned, epoll reports EPOLLHUP for every AIO
  *    object of the context within a second, poll shows POLLHUP and a
- *    read returns 0.
+ *    read returns 0;
+ *  - 1.2: POLLFS_IOC_RING with invalid params never succeeds, nor on
+ *    anything but a timer or a futex object (EOPNOTSUPP on signal and
+ *    AIO objects, ENOTTY on /dev/pollfs, when the argument is whole);
+ *    on an object made for it, a valid one does (or ENOMEM); the layout
+ *    it returns is a ring's (the object's record size, the words and
+ *    records inside mmap_size, a multiple of the page size);
+ *  - 1.2: mmap never succeeds with an offset, MAP_PRIVATE, PROT_EXEC,
+ *    a length no ring has, or on anything but a timer or futex object;
+ *    no mapping of a ring grows by mremap;
+ *  - 1.2: the records read from an object with a ring are checked only
+ *    as whole records: its mappings' writers (the scribbler) may have
+ *    put anything in its slots, which read(2) then returns.  An object
+ *    with a ring is told by a mapping of it working.
  * These checks are exact only when no other thread closed or replaced
  * the descriptor during the call (a generation count tells).
  *
@@ -227,7 +249,9 @@ struct stats {
 		signals, closes, dups, epolls, maps, children_failed,
 		huge_writes, huge_reads, short_writes, huge_kills,
 		clock_steps, destroy_races, race_completions,
-		watch_rounds, disarms, timer_gets, cancel_checks;
+		watch_rounds, disarms, timer_gets, cancel_checks,
+		ring_ioctls, ring_setups, ring_maps, ring_map_fails,
+		ring_unmaps, ring_takes, ring_scribbles, ring_unchecked;
 	atomic_int failed;
 };
 static struct stats *st;
@@ -1223,6 +1247,8 @@ static void fill_records(char *p, size_t n, int k)
 
 /* ---- checks of what a read returned ---- */
 
+static bool has_ring(int fd);
+
 static void check_records(const struct pick *p, const char *buf, ssize_t r)
 {
 	size_t rs = rsize(p->kind);
@@ -1237,6 +1263,11 @@ static void check_records(const struct pick *p, const char *buf, ssize_t r)
 			memcpy(&ev, rec, sizeof(ev));
 			if (p->ctx && ev.ctx != p->ctx)
 				bad = "another context's";
+		}
+		/* a ring's slots hold what its mappings' writers put there */
+		if (bad && (has_ring(p->fd) || !same(p))) {
+			atomic_fetch_add(&st->ring_unchecked, 1);
+			return;
 		}
 		if (bad) {
 			char hex[2 * PT_KIND_REC_MAX + 1];
@@ -2369,6 +2400,29 @@ static void op_signal(void)
 	note("signal op %d sig %d", what, sig);
 }
 
+/* ---- 1.2: the mappings of record rings ---- */
+
+/*
+ * The mappings of rings this process made and may write into: made by
+ * op_ring_new (the layout known), op_ring_ioctl and op_ring_map (maybe
+ * not), taken apart by op_ring_unmap.  The scribbler thread writes into
+ * them under the read lock, the operations that add or remove one hold
+ * the write lock, so that no write ever lands on an unmapped page.  A
+ * forked child gets a copy of the table and of the mappings (MAP_SHARED:
+ * the same rings), and a lock of its own (child_main).
+ */
+#define NRINGMAP	16
+#define RING_MAX_LEN	((size_t)16 << 20)	/* longer than any ring */
+
+struct ringmap {
+	unsigned char *addr;		/* NULL: a free entry */
+	size_t len;
+	bool known;			/* p is its layout */
+	struct pollfs_ring_params p;
+};
+static struct ringmap ringmaps[NRINGMAP];
+static pthread_rwlock_t ringmap_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 /* ---- forked children ---- */
 
 struct child {
@@ -2412,6 +2466,12 @@ static void child_main(uint64_t cseed)
 	/* the parent's contexts are not ours (nor their rings) */
 	for (int i = 0; i < NCTX; i++)
 		atomic_store(&ctxs[i], 0);
+	/*
+	 * The rings' mappings are ours too (fork copied them), but the
+	 * lock may have been held by a thread that is not: a lock of our
+	 * own, no scribbler.
+	 */
+	pthread_rwlock_init(&ringmap_lock, NULL);
 	thread_tids[0] = (pid_t)syscall(SYS_gettid);
 	for (int i = 1; i < MAXTHREADS + MAXEPHEMERAL + 1; i++)
 		thread_tids[i] = 0;
@@ -3733,6 +3793,580 @@ static void op_timer_get(void)
 	}
 }
 
+/* ---- 1.2: the record ring ---- */
+
+static bool ring_kind(int k)
+{
+	return k != K_NONE && (k == K_TIMER || k == K_FUTEX);
+}
+
+/*
+ * A kind known to have no ring: what a descriptor of K_UNKNOWN is (a
+ * forked child's fd that is no longer the table's) is not known.
+ */
+static bool ringless_kind(int k)
+{
+	return k == K_DEV || k == K_EPOLL || (is_obj(k) && !ring_kind(k));
+}
+
+static bool entries_ok(uint32_t n)
+{
+	return n >= POLLFS_RING_ENTRIES_MIN && n <= POLLFS_RING_ENTRIES_MAX &&
+	       !(n & (n - 1));
+}
+
+/* What is wrong with a layout POLLFS_IOC_RING returned, or NULL. */
+static const char *bad_layout(const struct pollfs_ring_params *p,
+			      uint32_t entries, size_t record_size)
+{
+	uint64_t size = p->mmap_size;
+	uint64_t recs = (uint64_t)entries * record_size;
+	const uint32_t words[3] = { p->off_head, p->off_tail, p->off_flags };
+
+	if (p->entries != entries)
+		return "entries changed";
+	if (p->record_size != record_size)
+		return "not the object's record size";
+	if (!size || size % PAGE || size > RING_MAX_LEN)
+		return "mmap_size not a multiple of the page size";
+	if (p->off_records + recs > size)
+		return "records past mmap_size";
+	for (int i = 0; i < 3; i++) {
+		if (words[i] % 4 || words[i] + 4ull > size)
+			return "a word outside mmap_size or misaligned";
+		if (words[i] + 4ull > p->off_records &&
+		    words[i] < p->off_records + recs)
+			return "a word among the records";
+		for (int j = 0; j < i; j++)
+			if (words[i] == words[j])
+				return "two words at one offset";
+	}
+	return NULL;
+}
+
+/* Whether fd's object has a ring: a mapping of it works (ENODEV else). */
+static bool has_ring(int fd)
+{
+	void *m;
+
+	as_begin();
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m != MAP_FAILED)
+		munmap(m, PAGE);
+	as_end();
+	return m != MAP_FAILED;
+}
+
+/* Under the write lock: unmaps entry i and frees it. */
+static void ringmap_drop(int i)
+{
+	struct ringmap *m = &ringmaps[i];
+
+	as_begin();
+	munmap(m->addr, m->len);
+	as_end();
+	m->addr = NULL;
+	atomic_fetch_add(&st->ring_unmaps, 1);
+}
+
+/*
+ * Keeps a writable mapping for the scribbler and the takers; with the
+ * table full, a random entry makes room.
+ */
+static void ringmap_add(void *addr, size_t len,
+			const struct pollfs_ring_params *p)
+{
+	int i, free_i = -1;
+
+	pthread_rwlock_wrlock(&ringmap_lock);
+	for (i = 0; i < NRINGMAP && free_i < 0; i++)
+		if (!ringmaps[i].addr)
+			free_i = i;
+	if (free_i < 0) {
+		free_i = (int)rn(NRINGMAP);
+		ringmap_drop(free_i);
+	}
+	ringmaps[free_i].len = len;
+	ringmaps[free_i].known = p != NULL;
+	if (p)
+		ringmaps[free_i].p = *p;
+	ringmaps[free_i].addr = addr;
+	pthread_rwlock_unlock(&ringmap_lock);
+}
+
+/*
+ * No mapping of a ring grows (mremap, moving or not, over any part of
+ * it); the mapping is unmapped afterwards either way.  @strict: it is
+ * surely a ring's.
+ */
+static void ring_no_growth(unsigned char *addr, size_t len, bool strict)
+{
+	size_t more = PAGE * (1 + rn(4));
+	void *grown;
+
+	as_begin();
+	grown = mremap(addr, len, len + more, chance(50) ? MREMAP_MAYMOVE : 0);
+	if (grown != MAP_FAILED)
+		munmap(grown, len + more);
+	else
+		munmap(addr, len);
+	as_end();
+	note("mremap(%p, %#zx -> %#zx) -> %p", (void *)addr, len, len + more,
+	     grown);
+	if (grown != MAP_FAILED && strict)
+		STRICT_FAIL("mremap grew a mapping of a ring from %#zx bytes "
+			    "to %#zx", len, len + more);
+}
+
+/* Maps a ring of layout @p whole, read and write; NULL if mmap failed. */
+static void *ring_map_whole(int fd, const struct pollfs_ring_params *p)
+{
+	void *m;
+
+	as_begin();
+	m = mmap(NULL, p->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	as_end();
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* POLLFS_IOC_RING on any descriptor, with any params. */
+static void op_ring_ioctl(void)
+{
+	static const uint32_t bad_entries[] = { 0, 1, 3, 5, 6, 100, 1000,
+		4095, 4097, 8192, 1u << 31, 0xffffffffu };
+	struct pollfs_ring_params p, out;
+	int want = chance(70) ? (chance(50) ? K_TIMER : K_FUTEX) : -1;
+	struct pick pk;
+	struct buf b;
+	bool valid, whole;
+	const char *bad;
+	int r, e;
+
+	if (!pick_slot(&pk, want) && !pick_slot(&pk, -1))
+		return;
+	memset(&p, 0, sizeof(p));
+	if (chance(80))
+		p.entries = 1u << (1 + rn(12));
+	else
+		p.entries = chance(60) ? bad_entries[rn(sizeof(bad_entries) /
+					 sizeof(bad_entries[0]))] :
+					 (uint32_t)rnd();
+	if (chance(6))
+		p.flags = chance(50) ? 1u << rn(32) : (uint32_t)rnd();
+	if (chance(6))
+		p.reserved = chance(50) ? 1u << rn(32) : (uint32_t)rnd();
+	/* the out fields are outputs, whatever the caller left in them */
+	if (chance(30)) {
+		p.record_size = (uint32_t)rnd();
+		p.off_head = (uint32_t)rnd();
+		p.off_records = (uint32_t)rnd();
+		p.mmap_size = rnd();
+	}
+	valid = entries_ok(p.entries) && !p.flags && !p.reserved;
+	pick_buf(&b, sizeof(p), chance(25));
+	whole = (b.bk == B_GOOD || b.bk == B_MISALIGNED || b.bk == B_CROSS) &&
+		b.wr >= sizeof(p);
+	if (b.bk == B_GOOD || b.bk == B_MISALIGNED || b.bk == B_CROSS)
+		memcpy(b.p, &p, b.wr < sizeof(p) ? b.wr : sizeof(p));
+	errno = 0;
+	r = ioctl(pk.fd, POLLFS_IOC_RING, b.p);
+	e = errno;
+	settle(&b);
+	note("RING(%d %s, %u entries flags %#x reserved %#x, %s) -> %d "
+	     "errno %d", pk.fd, kind_name(pk.kind), p.entries, p.flags,
+	     p.reserved, buf_name[b.bk], r, e);
+	atomic_fetch_add(&st->ring_ioctls, 1);
+	whole = whole && !b.lost;
+	if (!same(&pk))
+		return;
+	if (r == 0) {
+		if (ringless_kind(pk.kind))
+			STRICT_FAIL("POLLFS_IOC_RING on %s fd %d returned 0",
+				    kind_name(pk.kind), pk.fd);
+		if (whole && !valid)
+			STRICT_FAIL("POLLFS_IOC_RING on %s fd %d with %u "
+				    "entries, flags %#x, reserved %#x "
+				    "returned 0", kind_name(pk.kind), pk.fd,
+				    p.entries, p.flags, p.reserved);
+		atomic_fetch_add(&st->ring_setups, 1);
+		if (!whole || !ring_kind(pk.kind))
+			return;
+		memcpy(&out, b.p, sizeof(out));
+		bad = bad_layout(&out, p.entries, rsize(pk.kind));
+		if (bad)
+			STRICT_FAIL("POLLFS_IOC_RING on %s fd %d: %s (entries "
+				    "%u record_size %u head %u tail %u flags "
+				    "%u records %u mmap_size %llu)",
+				    kind_name(pk.kind), pk.fd, bad, out.entries,
+				    out.record_size, out.off_head, out.off_tail,
+				    out.off_flags, out.off_records,
+				    (unsigned long long)out.mmap_size);
+		if (chance(60)) {
+			void *m = ring_map_whole(pk.fd, &out);
+
+			if (m)
+				ringmap_add(m, out.mmap_size, &out);
+		}
+		return;
+	}
+	if (r != -1)
+		STRICT_FAIL("POLLFS_IOC_RING on %s fd %d returned %d",
+			    kind_name(pk.kind), pk.fd, r);
+	if (!whole || !valid)
+		return;
+	if ((pk.kind == K_SIGNAL || pk.kind == K_AIO) && e != EOPNOTSUPP)
+		STRICT_FAIL("POLLFS_IOC_RING on %s fd %d: errno %d (%s), "
+			    "expected EOPNOTSUPP", kind_name(pk.kind), pk.fd,
+			    e, strerror(e));
+	if (pk.kind == K_DEV && e != ENOTTY)
+		STRICT_FAIL("POLLFS_IOC_RING on /dev/pollfs fd %d: errno %d "
+			    "(%s), expected ENOTTY", pk.fd, e, strerror(e));
+	/* EINTR: the guard's signal, should the set-up ever wait */
+	if (ring_kind(pk.kind) && e != EBUSY && e != ENOMEM && e != EINTR)
+		STRICT_FAIL("POLLFS_IOC_RING with %u entries on %s fd %d: "
+			    "errno %d (%s)", p.entries, kind_name(pk.kind),
+			    pk.fd, e, strerror(e));
+}
+
+/*
+ * A timer or futex object made with a ring, mapped, armed to fill it (a
+ * periodic timer, a futex word watched or waited on once), and put in
+ * the table, where the other operations use it like any object.
+ */
+static void op_ring_new(void)
+{
+	int kind = chance(50) ? K_TIMER : K_FUTEX;
+	struct pollfs_open o = { POLLFS_CLOEXEC |
+				 (chance(70) ? POLLFS_NONBLOCK : 0), 0 };
+	struct pollfs_ring_params p;
+	int dev = dev_fd(), own_dev = -1, fd, r;
+	const char *bad;
+	void *m;
+
+	if (kind == K_NONE)
+		return;
+	if (dev < 0) {
+		own_dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+		if (own_dev < 0)
+			return;
+		dev = own_dev;
+	}
+	fd = ioctl(dev, obj_kind(kind)->cmd, &o);
+	if (own_dev >= 0)
+		close(own_dev);
+	if (fd < 0)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.entries = 1u << (1 + rn(chance(80) ? 6 : 12));
+	r = ioctl(fd, POLLFS_IOC_RING, &p);
+	note("ring on a new %s %d: %u entries -> %d errno %d",
+	     kind_name(kind), fd, p.entries, r, errno);
+	if (r) {
+		/* a fresh object of ours, valid params */
+		if (errno != ENOMEM && errno != EINTR)
+			FAIL("POLLFS_IOC_RING with %u entries on a new %s "
+			     "object: errno %d (%s)", p.entries,
+			     kind_name(kind), errno, strerror(errno));
+		close(fd);
+		return;
+	}
+	atomic_fetch_add(&st->ring_ioctls, 1);
+	atomic_fetch_add(&st->ring_setups, 1);
+	bad = bad_layout(&p, p.entries, rsize(kind));
+	if (bad)
+		FAIL("POLLFS_IOC_RING on a new %s object: %s",
+		     kind_name(kind), bad);
+	if (kind == K_TIMER) {
+		struct pollfs_timer_spec spec;
+
+		memset(&spec, 0, sizeof(spec));
+		spec.clockid = CLOCK_MONOTONIC;
+		spec.value.tv_nsec = (int64_t)(US(10) + rn(MS(2)));
+		spec.interval.tv_nsec = chance(80) ?
+			(int64_t)(US(5) + rn(MS(1))) : 0;
+		r = (int)write(fd, &spec, sizeof(spec));
+	} else {
+		struct pollfs_futex_event ev;
+
+		fill_futex_rec(&ev);
+		ev.flags &= POLLFS_FUTEX_SHARED;
+		if (chance(80))
+			ev.flags |= POLLFS_FUTEX_WATCH;
+		r = (int)write(fd, &ev, sizeof(ev));
+	}
+	m = ring_map_whole(fd, &p);
+	if (!m && errno != ENOMEM && errno != EINTR && errno != EAGAIN)
+		FAIL("mmap of the ring of a new %s object (%llu bytes): %s",
+		     kind_name(kind), (unsigned long long)p.mmap_size,
+		     strerror(errno));
+	if (m)
+		ringmap_add(m, p.mmap_size, &p);
+	atomic_fetch_add(&st->creates, 1);
+	publish(fd, kind, 0);
+}
+
+/* mmap of any descriptor, any length, offset, protection and flags. */
+static void op_ring_map(void)
+{
+	struct pick pk;
+	size_t len;
+	off_t off = 0;
+	int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED, e;
+	bool must_fail = false;
+	const char *why = "";
+	unsigned char *m;
+
+	if (!pick_slot(&pk, chance(70) ? (chance(50) ? K_TIMER : K_FUTEX) :
+			    -1) && !pick_slot(&pk, -1))
+		return;
+	switch (rn(8)) {
+	case 0:
+		len = chance(50) ? 0 : 1 + rn(3 * PAGE);
+		break;
+	case 1:
+		len = RING_MAX_LEN + PAGE * rn(1024);
+		break;
+	case 2:
+		len = PAGE * (1 + rn(64));
+		break;
+	default:
+		len = PAGE * (1 + rn(4));
+		break;
+	}
+	if (chance(12))
+		off = chance(50) ? (off_t)(PAGE * (1 + rn(64))) :
+				   (off_t)rn(PAGE);
+	if (chance(10))
+		prot = chance(50) ? PROT_READ : PROT_WRITE;
+	if (chance(6))
+		prot |= PROT_EXEC;
+	if (chance(10))
+		flags = MAP_PRIVATE;
+	if (ringless_kind(pk.kind))
+		must_fail = true, why = "no ring on that kind";
+	if (off)
+		must_fail = true, why = "an offset";
+	if (flags == MAP_PRIVATE)
+		must_fail = true, why = "MAP_PRIVATE";
+	if (prot & PROT_EXEC)
+		must_fail = true, why = "PROT_EXEC";
+	if (len > RING_MAX_LEN)
+		must_fail = true, why = "longer than any ring";
+	as_begin();
+	m = mmap(NULL, len, prot, flags, pk.fd, off);
+	e = errno;
+	as_end();
+	note("mmap(%#zx, prot %#x, flags %#x, %d %s, %#llx) -> %p errno %d",
+	     len, prot, flags, pk.fd, kind_name(pk.kind),
+	     (unsigned long long)off, (void *)m, e);
+	if (m == MAP_FAILED) {
+		atomic_fetch_add(&st->ring_map_fails, 1);
+		return;
+	}
+	atomic_fetch_add(&st->ring_maps, 1);
+	if (must_fail && same(&pk)) {
+		as_begin();
+		munmap(m, len);
+		as_end();
+		STRICT_FAIL("mmap of %s fd %d (%#zx bytes, prot %#x, flags "
+			    "%#x, offset %#llx) worked: %s", kind_name(pk.kind),
+			    pk.fd, len, prot, flags, (unsigned long long)off,
+			    why);
+	}
+	if (chance(20)) {
+		ring_no_growth(m, len, same(&pk) && ring_kind(pk.kind));
+		return;		/* unmapped there */
+	}
+	/* only a ring's, for the scribbler: nothing else of ours */
+	if ((prot & (PROT_READ | PROT_WRITE)) == (PROT_READ | PROT_WRITE) &&
+	    flags == MAP_SHARED && ring_kind(pk.kind) && same(&pk) &&
+	    chance(70)) {
+		ringmap_add(m, len, NULL);
+		return;
+	}
+	as_begin();
+	munmap(m, len);
+	as_end();
+}
+
+/* munmap of one of the mappings, whole; or first a look at mremap. */
+static void op_ring_unmap(void)
+{
+	int i = (int)rn(NRINGMAP);
+
+	pthread_rwlock_wrlock(&ringmap_lock);
+	if (ringmaps[i].addr) {
+		if (chance(20)) {
+			/* the first page alone first, then the rest */
+			as_begin();
+			munmap(ringmaps[i].addr, PAGE);
+			as_end();
+		}
+		note("munmap ring mapping %p, %#zx", (void *)ringmaps[i].addr,
+		     ringmaps[i].len);
+		ringmap_drop(i);
+	}
+	pthread_rwlock_unlock(&ringmap_lock);
+}
+
+/*
+ * A consumer: records taken from a mapping whose layout is known, by
+ * the compare-and-swap of the contract, as another consumer (read(2),
+ * another process) may take them at the same time; what they hold is
+ * not checked (the scribbler's).  Now and then a head put back on tail,
+ * as a program that found its ring broken does.
+ */
+static void op_ring_take(void)
+{
+	char rec[PT_KIND_REC_MAX];
+	struct ringmap *m;
+	int i = (int)rn(NRINGMAP), taken = 0;
+
+	pthread_rwlock_rdlock(&ringmap_lock);
+	m = &ringmaps[i];
+	if (!m->addr || !m->known || m->len < m->p.mmap_size ||
+	    m->p.record_size > sizeof(rec)) {
+		pthread_rwlock_unlock(&ringmap_lock);
+		return;
+	}
+	for (int k = 0; k < 8; k++) {
+		uint32_t *head = (uint32_t *)(m->addr + m->p.off_head);
+		const uint32_t *tail = (uint32_t *)(m->addr + m->p.off_tail);
+		uint32_t h = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+		uint32_t t = __atomic_load_n(tail, __ATOMIC_ACQUIRE);
+
+		if (t - h > m->p.entries) {
+			if (chance(30))
+				__atomic_store_n(head, t, __ATOMIC_RELEASE);
+			break;
+		}
+		if (t == h)
+			break;
+		memcpy(rec, m->addr + m->p.off_records +
+		       (size_t)(h & (m->p.entries - 1)) * m->p.record_size,
+		       m->p.record_size);
+		if (__atomic_compare_exchange_n(head, &h, h + 1, false,
+						__ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			taken++;
+	}
+	pthread_rwlock_unlock(&ringmap_lock);
+	atomic_fetch_add(&st->ring_takes, taken);
+}
+
+/* One write somewhere in a mapping: a word of the layout, or anything. */
+static void scribble(const struct ringmap *m)
+{
+	uint32_t v = (uint32_t)rnd(), *w;
+	size_t off;
+
+	if (m->known && chance(70)) {
+		const uint32_t *tail = (uint32_t *)(m->addr + m->p.off_tail);
+
+		switch (rn(6)) {
+		case 0:
+		case 1:
+			off = m->p.off_head;
+			switch (rn(5)) {
+			case 0:	/* a ring again */
+				v = __atomic_load_n(tail, __ATOMIC_RELAXED);
+				break;
+			case 1:	/* ahead of tail */
+				v = *tail + 1 + (uint32_t)rn(2 * m->p.entries);
+				break;
+			case 2:	/* far behind */
+				v = *tail - m->p.entries - 1 - (uint32_t)rn(64);
+				break;
+			case 3:	/* within the ring, stale slots */
+				v = *tail - (uint32_t)rn(m->p.entries + 1);
+				break;
+			default:
+				break;
+			}
+			break;
+		case 2:
+			off = m->p.off_tail;
+			if (chance(50))
+				v = *tail + (uint32_t)rn(8) - 4;
+			break;
+		case 3:
+			off = m->p.off_flags;
+			break;
+		default:
+			off = m->p.off_records + rn((uint64_t)m->p.entries *
+						    m->p.record_size / 4) * 4;
+			break;
+		}
+		if (off + 4 > m->len)
+			return;
+	} else {
+		if (m->len < 4)
+			return;
+		off = rn(m->len / 4) * 4;
+		if (chance(20)) {
+			size_t n = rn(m->len - off);
+
+			memset(m->addr + off, (int)v, n);
+			return;
+		}
+	}
+	w = (uint32_t *)(m->addr + off);
+	__atomic_store_n(w, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * The fuzzing process's scribbler: bursts of writes into the mappings,
+ * under the read lock, all along the run, a short sleep between them so
+ * that the operations that unmap get the lock.
+ */
+static void *ring_scribbler(void *arg)
+{
+	(void)arg;
+	rseed(seed, 0x5cb1b1e5u);
+	while (!atomic_load(&stop)) {
+		long n = 0;
+
+		pthread_rwlock_rdlock(&ringmap_lock);
+		for (int k = 0; k < 32; k++) {
+			const struct ringmap *m = &ringmaps[rn(NRINGMAP)];
+
+			if (m->addr) {
+				scribble(m);
+				n++;
+			}
+		}
+		pthread_rwlock_unlock(&ringmap_lock);
+		atomic_fetch_add(&st->ring_scribbles, n);
+		pt_sleep_ns((int64_t)(US(50) + rn(US(500))));
+	}
+	return NULL;
+}
+
+/*
+ * A module without the ring (interface 1.1 or older) answers every
+ * POLLFS_IOC_RING with ENOTTY: say so once, at the start, rather than
+ * as the first strict check that meets it.
+ */
+static void ring_probe(void)
+{
+	struct pollfs_open o = { POLLFS_CLOEXEC, 0 };
+	struct pollfs_ring_params p;
+	int dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC), fd;
+
+	if (dev < 0 || K_TIMER == K_NONE)
+		return;
+	fd = ioctl(dev, POLLFS_IOC_TIMER, &o);
+	close(dev);
+	if (fd < 0)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.entries = POLLFS_RING_ENTRIES_MIN;
+	if (ioctl(fd, POLLFS_IOC_RING, &p) && errno == ENOTTY)
+		FAIL("POLLFS_IOC_RING on a new timer: ENOTTY: this module has "
+		     "no record ring (interface 1.2)");
+	close(fd);
+}
+
 struct opdef {
 	void (*fn)(void);
 	unsigned int weight;
@@ -3770,6 +4404,11 @@ static const struct opdef ops[] = {
 	{ op_disarm,		3,  true },
 	{ op_watch,		3,  true },
 	{ op_timer_get,		4,  true },
+	{ op_ring_ioctl,	3,  true },
+	{ op_ring_new,		3,  true },
+	{ op_ring_map,		3,  true },
+	{ op_ring_unmap,	2,  true },
+	{ op_ring_take,		3,  true },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -3843,7 +4482,7 @@ static void *thread_main(void *arg)
 
 static int fuzz_main(void)
 {
-	pthread_t th[MAXTHREADS];
+	pthread_t th[MAXTHREADS], scribbler;
 	struct targ args[MAXTHREADS];
 	struct rlimit rl;
 
@@ -3870,6 +4509,7 @@ static int fuzz_main(void)
 	/* a factory handle or two to start with */
 	op_open_dev();
 	op_open_dev();
+	ring_probe();
 
 	for (int t = 1; t <= nthreads; t++) {
 		args[t - 1] = (struct targ){ .id = t, .nops = 0,
@@ -3877,6 +4517,7 @@ static int fuzz_main(void)
 		CHECK_EQ(pthread_create(&th[t - 1], NULL, thread_main,
 					&args[t - 1]), 0);
 	}
+	CHECK_EQ(pthread_create(&scribbler, NULL, ring_scribbler, NULL), 0);
 	run_ops(deadline, false);
 	atomic_store(&stop, 1);
 	/* no step after this one: nothing may wait an hour on the clock */
@@ -3885,6 +4526,7 @@ static int fuzz_main(void)
 	pthread_mutex_unlock(&clock_lock);
 	for (int t = 1; t <= nthreads; t++)
 		pthread_join(th[t - 1], NULL);
+	pthread_join(scribbler, NULL);
 	while (atomic_load(&ephemeral))
 		pt_sleep_ms(1);
 	guard_disarm();
@@ -4135,6 +4777,15 @@ int main(int argc, char **argv)
 		"TIMER_GETs, %ld CANCEL_ON_SET checks",
 		atomic_load(&st->watch_rounds), atomic_load(&st->disarms),
 		atomic_load(&st->timer_gets), atomic_load(&st->cancel_checks));
+	pt_diag("1.2: %ld ring ioctls (%ld rings set up), %ld mappings (%ld "
+		"mmaps failed), %ld unmapped, %ld records taken by "
+		"compare-and-swap, %ld scribbles, %ld reads of ringed objects "
+		"not checked for content",
+		atomic_load(&st->ring_ioctls), atomic_load(&st->ring_setups),
+		atomic_load(&st->ring_maps), atomic_load(&st->ring_map_fails),
+		atomic_load(&st->ring_unmaps), atomic_load(&st->ring_takes),
+		atomic_load(&st->ring_scribbles),
+		atomic_load(&st->ring_unchecked));
 	if (atomic_load(&st->clock_steps))
 		pt_diag("realtime clock put back: %+lld us from the start's "
 			"plus the monotonic time since",

@@ -8,8 +8,10 @@
  * of records from the _read functions (at least 1; pollfs_aio_read gives
  * 0 once its context is gone); 0 from the _arm and _watch functions when
  * the wait is armed, 1 when no wait is needed (the word no longer holds
- * the value, the event is set, the semaphore has units); 0 from the
- * others.  See pollfs(7) and the pages of section 3.
+ * the value, the event is set, the semaphore has units); the number of
+ * records taken from the pollfs_ring_take functions and pollfs_ring_read
+ * (0 when there is none), and from pollfs_ring_wait (at least 1); 0 from
+ * the others.  See pollfs(7) and the pages of section 3.
  */
 #ifndef POLLFS_H
 #define POLLFS_H
@@ -83,6 +85,38 @@ int pollfs_sem_wait(struct pollfs_sem *sem, const struct timespec *abstime);
 int pollfs_sem_arm(struct pollfs_sem *sem, int fd);
 int pollfs_sem_trywait_fd(struct pollfs_sem *sem, int fd);
 int pollfs_sem_cancel(struct pollfs_sem *sem, int fd);
+
+/*
+ * The record ring (1.2): a timer or futex object's records, written by
+ * the kernel into memory mapped here and taken with loads and stores.
+ * The fields are the mapping as POLLFS_IOC_RING laid it out (params);
+ * record i is at records + (i & mask) * params.record_size.  A ring is
+ * the object's: every descriptor of the object and every mapping of it
+ * (a forked child's too) share it.
+ */
+struct pollfs_ring {
+	int fd;				/* the object */
+	uint32_t mask;			/* params.entries - 1 */
+	uint32_t *head;			/* the consumers' index */
+	const uint32_t *tail;		/* the kernel's index */
+	const uint32_t *flags;		/* POLLFS_RING_OVERFLOW */
+	const unsigned char *records;	/* record 0 */
+	void *map;			/* the mapping, params.mmap_size bytes */
+	struct pollfs_ring_params params;
+};
+
+int pollfs_ring_setup(int fd, unsigned int entries, struct pollfs_ring *ring);
+int pollfs_ring_map(int fd, const struct pollfs_ring_params *params,
+		    struct pollfs_ring *ring);
+int pollfs_ring_unmap(struct pollfs_ring *ring);
+unsigned int pollfs_ring_ready(const struct pollfs_ring *ring);
+int pollfs_ring_overflow(const struct pollfs_ring *ring);
+ssize_t pollfs_ring_take(struct pollfs_ring *ring, void *records, size_t n);
+ssize_t pollfs_ring_take_shared(struct pollfs_ring *ring, void *records,
+				size_t n);
+ssize_t pollfs_ring_read(struct pollfs_ring *ring, void *records, size_t n);
+ssize_t pollfs_ring_wait(struct pollfs_ring *ring, void *records, size_t n,
+			 int timeout_ms);
 
 #ifdef __cplusplus
 }

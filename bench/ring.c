@@ -1,0 +1,910 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The record ring (interface 1.2) against the other ways to take the
+ * same events, in one run.
+ *
+ * busy futex stream: a waker thread on CPU 1 bumps a futex word and
+ * calls FUTEX_WAKE as fast as it can, for a fixed time, so that events
+ * come faster than the consumer's turn; the consumer, on CPU 0, takes
+ * what there is and sleeps only when there is nothing.
+ *   ring: a watched futex object with a ring of 4096; the consumer takes
+ *     every record there is with loads and stores (a lone consumer's
+ *     release store of head), read(2)s only when the overflow flag says
+ *     records wait in the object, and sleeps in epoll_wait (1 ms at
+ *     most) when there is nothing;
+ *   (a) epoll + read: the same watched object without a ring: epoll_wait,
+ *     then read(2) until EAGAIN (each read re-arms the watch);
+ *   (b) eventfd: the waker writes 1 to an eventfd instead of the wake;
+ *     the consumer reads it the same way;
+ *   (c) io_uring: an IORING_OP_FUTEX_WAIT on the word, queued again per
+ *     completion; the consumer takes every completion there is, and
+ *     enters (submit and wait for one, 1 ms at most) when there is none
+ *     (6.7+ only);
+ *   (d) thread fallback: a helper thread (on CPU 0 with the consumer)
+ *     sleeps in FUTEX_WAIT on the word and writes 1 to an eventfd when
+ *     it moved; the consumer reads the eventfd as in (b); the helper's
+ *     CPU and system calls count as the consumer's.
+ * An event is what the consumer receives: a record (ring, (a)), an
+ * eventfd read's count ((b), (d)), a completion ((c)); the watched
+ * object without a ring, an eventfd and FUTEX_WAIT coalesce the wakes
+ * that come before the consumer's turn, the ring gives one record per
+ * wake.  Per run: the consumer's CPU per event, its system calls per
+ * event (counted here: every epoll_wait, read and io_uring_enter of
+ * the loop, and the helper's FUTEX_WAIT and write), the waker's CPU per
+ * wake, events delivered and wakes offered per second.
+ *
+ * 100 us timer stream: a periodic 100 us timer, the consumer as above:
+ * a pollfs timer with a ring; (a) the same timer read with epoll +
+ * read(2); (c) a timerfd read by one IORING_OP_READ_MULTISHOT with a
+ * provided buffer ring, the loop waiting for up to 16 completions or
+ * 1 ms (6.7+ only, as bench-peers); and a timerfd read with epoll +
+ * read(2), which only reports.  Per run: CPU and system calls per
+ * event (a record, a read, a completion), expirations per event.
+ *
+ * sleeping consumer: the wake-up harness of bench-futex (waiter and
+ * waker on CPU 0, the waker fires only once the waiter sleeps in
+ * epoll_wait): the watched object with a ring, the waiter taking the
+ * record from the ring, against (a), the waiter reading it; latency
+ * from the store to the return of epoll_wait, p50 and p99, the
+ * waiter's and the waker's CPU.  And a periodic 100 us timer the
+ * consumer sleeps on in epoll_wait: how late after the latest expiry
+ * it counted the consumer has its records, taken from the ring or
+ * read, p50 and p99.
+ *
+ * Goals, ratios of the ring to (a) and (c): system calls per event of
+ * the busy futex stream at most 0.01 (against one per event); consumer
+ * CPU per event at most 0.50 of (a) and of (c); waker CPU per wake at
+ * most 1.10 of (a); latency p50 and p99 with a sleeping consumer at
+ * most 1.05 of (a).  The rest reports.  Runs take turns, each
+ * repetition starting with the next method.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+
+#include "bench.h"
+
+/* Newer than Debian 12's liburing 2.3 and kernel headers. */
+#define OP_READ_MULTISHOT	49
+#define OP_FUTEX_WAIT		51
+#define F2_SIZE_U32		0x02
+#define F2_PRIVATE		128
+#define BGID			9
+#define NBUFS			16
+#define BUFSZ			64
+
+#define ENTRIES			4096	/* the streams' rings */
+#define BATCH			256	/* records taken at a time */
+
+static bool have_futex_wait, have_multishot;
+
+/* ---- a ring, through the raw ioctl and mmap ---- */
+
+struct ring {
+	int fd;
+	struct pollfs_ring_params p;
+	void *map;
+	uint32_t *head;
+	const uint32_t *tail, *flags;
+	const unsigned char *records;
+};
+
+static void ring_setup(struct ring *r, int fd, uint32_t entries)
+{
+	unsigned char *map;
+
+	memset(&r->p, 0, sizeof(r->p));
+	r->p.entries = entries;
+	if (ioctl(fd, POLLFS_IOC_RING, &r->p))
+		die("POLLFS_IOC_RING (a module of interface 1.2?)");
+	map = mmap(NULL, r->p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap the ring");
+	r->fd = fd;
+	r->map = map;
+	r->head = (uint32_t *)(map + r->p.off_head);
+	r->tail = (const uint32_t *)(map + r->p.off_tail);
+	r->flags = (const uint32_t *)(map + r->p.off_flags);
+	r->records = map + r->p.off_records;
+}
+
+static void ring_close(struct ring *r)
+{
+	munmap(r->map, r->p.mmap_size);
+	close(r->fd);
+}
+
+/* The lone consumer's take: no system call. */
+static uint32_t ring_take(struct ring *r, void *buf, uint32_t n)
+{
+	uint32_t head = *r->head, mask = r->p.entries - 1;
+	uint32_t ready = __atomic_load_n(r->tail, __ATOMIC_ACQUIRE) - head;
+	size_t size = r->p.record_size;
+
+	if (ready > r->p.entries)
+		die("the ring's head is not a ring's");
+	if (ready > n)
+		ready = n;
+	for (uint32_t k = 0; k < ready; k++)
+		memcpy((char *)buf + k * size,
+		       r->records + ((head + k) & mask) * size, size);
+	if (ready)
+		__atomic_store_n(r->head, head + ready, __ATOMIC_RELEASE);
+	return ready;
+}
+
+static bool ring_overflow(const struct ring *r)
+{
+	return __atomic_load_n(r->flags, __ATOMIC_ACQUIRE) &
+	       POLLFS_RING_OVERFLOW;
+}
+
+/* ---- counted system calls of the consumer ---- */
+
+static __thread uint64_t calls;
+
+static int counted_epoll_wait(int ep, int timeout_ms)
+{
+	struct epoll_event ev;
+
+	calls++;
+	return epoll_wait(ep, &ev, 1, timeout_ms);
+}
+
+static ssize_t counted_read(int fd, void *buf, size_t len)
+{
+	calls++;
+	return read(fd, buf, len);
+}
+
+static int epoll_of(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die("epoll set-up");
+	return ep;
+}
+
+/* ---- io_uring, 6.7+ ---- */
+
+static void uring_init(struct io_uring *u)
+{
+	int r = io_uring_queue_init(16, u, 0);
+
+	if (r) {
+		errno = -r;
+		die("io_uring_queue_init");
+	}
+}
+
+static void probe_ops(void)
+{
+	struct io_uring_probe *probe;
+	struct io_uring u;
+
+	uring_init(&u);
+	probe = io_uring_get_probe_ring(&u);
+	if (probe) {
+		have_futex_wait = io_uring_opcode_supported(probe,
+							    OP_FUTEX_WAIT);
+		have_multishot = io_uring_opcode_supported(probe,
+							   OP_READ_MULTISHOT);
+		io_uring_free_probe(probe);
+	}
+	io_uring_queue_exit(&u);
+}
+
+static struct io_uring_sqe *uring_sqe(struct io_uring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(u);
+
+	if (!sqe)
+		die("io_uring_get_sqe: the submission queue is full");
+	return sqe;
+}
+
+static void queue_futex_wait(struct io_uring *u, uint32_t *word)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	/* fd: the futex2 flags; off: the value; addr3: the bitset */
+	io_uring_prep_rw(OP_FUTEX_WAIT, sqe, F2_SIZE_U32 | F2_PRIVATE, word, 0,
+			 __atomic_load_n(word, __ATOMIC_ACQUIRE));
+	sqe->addr3 = 0xffffffffu;
+}
+
+static void queue_multishot(struct io_uring *u, int fd)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	io_uring_prep_rw(OP_READ_MULTISHOT, sqe, fd, NULL, 0, -1);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = BGID;
+}
+
+/* Submits what is queued and waits for @nr completions or @ns. */
+static void counted_enter(struct io_uring *u, unsigned int nr, long ns)
+{
+	struct __kernel_timespec ts = { .tv_nsec = ns };
+	struct io_uring_cqe *cqe;
+	int r;
+
+	calls++;
+	r = io_uring_submit_and_wait_timeout(u, &cqe, nr, &ts, NULL);
+	if (r < 0 && r != -ETIME) {
+		errno = -r;
+		die("io_uring_submit_and_wait_timeout");
+	}
+}
+
+/* ---- the busy futex stream ---- */
+
+enum { M_RING, M_READ, M_EVENTFD, M_URING, M_FALLBACK, METHODS };
+
+static const char *const method_name[METHODS] = {
+	[M_RING] = "ring", [M_READ] = "epoll+read",
+	[M_EVENTFD] = "eventfd", [M_URING] = "io_uring FUTEX_WAIT",
+	[M_FALLBACK] = "thread fallback",
+};
+
+struct waker {
+	uint32_t word;
+	int efd;		/* >= 0: write this eventfd instead */
+	bool stop;
+	uint64_t wakes, cpu;
+};
+
+/* As fast as it can: a store and FUTEX_WAKE (or an eventfd write). */
+static void *waker_main(void *arg)
+{
+	struct waker *w = arg;
+	uint64_t one = 1, cpu;
+
+	pin_cpu(1);
+	cpu = thread_cpu_ns();
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		if (w->efd >= 0) {
+			if (write(w->efd, &one, sizeof(one)) != sizeof(one))
+				die("write the eventfd");
+		} else {
+			__atomic_add_fetch(&w->word, 1, __ATOMIC_RELEASE);
+			futex_wake(&w->word, 1);
+		}
+		w->wakes++;
+	}
+	w->cpu = thread_cpu_ns() - cpu;
+	return NULL;
+}
+
+struct helper {
+	uint32_t *word;
+	int efd;
+	bool stop;
+	uint64_t cpu, calls;
+};
+
+/* The thread fallback: FUTEX_WAIT, and an eventfd write when it moved. */
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	uint64_t one = 1, cpu;
+	uint32_t seen;
+
+	pin_cpu(0);
+	cpu = thread_cpu_ns();
+	seen = __atomic_load_n(h->word, __ATOMIC_ACQUIRE);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t now;
+
+		calls++;
+		futex_wait(h->word, seen);
+		now = __atomic_load_n(h->word, __ATOMIC_ACQUIRE);
+		if (now == seen)
+			continue;
+		seen = now;
+		calls++;
+		if (write(h->efd, &one, sizeof(one)) != sizeof(one))
+			die("write the eventfd");
+	}
+	h->cpu = thread_cpu_ns() - cpu;
+	h->calls = calls;
+	return NULL;
+}
+
+struct stream_result {
+	double cpu;		/* consumer us per event */
+	double calls;		/* consumer system calls per event */
+	double waker_cpu;	/* waker us per wake */
+	double rate;		/* events per second */
+	double offered;		/* wakes (expirations) per second */
+	double per_event;	/* expirations per event (timer) */
+};
+
+static struct stream_result futex_stream(int method, double secs)
+{
+	struct pollfs_futex_event recs[BATCH];
+	struct waker w = { .efd = -1 };
+	struct helper h = { .word = &w.word };
+	struct stream_result out;
+	struct io_uring u;
+	struct ring r;
+	pthread_t waker, helper;
+	uint64_t events = 0, cpu, t0, t1, end, count;
+	int fd = -1, ep = -1, n;
+	ssize_t got;
+
+	calls = 0;
+	switch (method) {
+	case M_RING:
+	case M_READ:
+		fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		if (fd < 0)
+			die("create a futex object");
+		if (method == M_RING)
+			ring_setup(&r, fd, ENTRIES);
+		if (pfs_futex_watch(fd, &w.word, w.word))
+			die("watch the futex word");
+		ep = epoll_of(fd);
+		break;
+	case M_EVENTFD:
+	case M_FALLBACK:
+		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fd < 0)
+			die("eventfd");
+		ep = epoll_of(fd);
+		if (method == M_EVENTFD) {
+			w.efd = fd;
+			break;
+		}
+		h.efd = fd;
+		if (pthread_create(&helper, NULL, helper_main, &h))
+			die("pthread_create");
+		break;
+	case M_URING:
+		uring_init(&u);
+		queue_futex_wait(&u, &w.word);
+		break;
+	}
+	if (pthread_create(&waker, NULL, waker_main, &w))
+		die("pthread_create");
+
+	t0 = now_ns();
+	end = t0 + secs * 1e9;
+	cpu = thread_cpu_ns();
+	while (now_ns() < end) {
+		switch (method) {
+		case M_RING:
+			n = ring_take(&r, recs, BATCH);
+			if (n) {
+				events += n;
+				break;
+			}
+			if (ring_overflow(&r)) {
+				got = counted_read(fd, recs, sizeof(recs));
+				if (got > 0)
+					events += got / sizeof(recs[0]);
+				break;
+			}
+			counted_epoll_wait(ep, 1);
+			break;
+		case M_READ:
+			if (counted_epoll_wait(ep, 1) < 1)
+				break;
+			while ((got = counted_read(fd, recs, sizeof(recs))) > 0)
+				events += got / sizeof(recs[0]);
+			break;
+		case M_EVENTFD:
+		case M_FALLBACK:
+			if (counted_epoll_wait(ep, 1) < 1)
+				break;
+			if (counted_read(fd, &count, sizeof(count)) ==
+			    sizeof(count))
+				events++;
+			break;
+		case M_URING: {
+			struct io_uring_cqe *cqe;
+			bool any = false;
+
+			while (io_uring_peek_cqe(&u, &cqe) == 0) {
+				/* woken (0) or the word moved on (EAGAIN) */
+				if (cqe->res != 0 && cqe->res != -EAGAIN) {
+					errno = -cqe->res;
+					die("io_uring FUTEX_WAIT");
+				}
+				io_uring_cqe_seen(&u, cqe);
+				events++;
+				any = true;
+				queue_futex_wait(&u, &w.word);
+			}
+			if (!any)
+				counted_enter(&u, 1, 1000000);
+			break;
+		}
+		}
+	}
+	cpu = thread_cpu_ns() - cpu;
+	t1 = now_ns();
+	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+	pthread_join(waker, NULL);
+	if (method == M_FALLBACK) {
+		__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&w.word, 1, __ATOMIC_RELEASE);
+		futex_wake(&w.word, 1);
+		pthread_join(helper, NULL);
+		cpu += h.cpu;
+		calls += h.calls;
+	}
+	if (method == M_RING)
+		ring_close(&r);
+	else if (fd >= 0)
+		close(fd);
+	if (ep >= 0)
+		close(ep);
+	if (method == M_URING)
+		io_uring_queue_exit(&u);
+	if (!events)
+		die("%s: no event in %.2f s", method_name[method], secs);
+	out.cpu = cpu / 1e3 / events;
+	out.calls = (double)calls / events;
+	out.waker_cpu = w.cpu / 1e3 / (w.wakes ? w.wakes : 1);
+	out.rate = events / ((t1 - t0) / 1e9);
+	out.offered = w.wakes / ((t1 - t0) / 1e9);
+	out.per_event = 1;
+	return out;
+}
+
+/* ---- the 100 us timer stream ---- */
+
+enum { T_RING, T_READ, T_MULTISHOT, T_TIMERFD, TMETHODS };
+
+static const char *const tmethod_name[TMETHODS] = {
+	[T_RING] = "ring", [T_READ] = "epoll+read",
+	[T_MULTISHOT] = "timerfd multishot", [T_TIMERFD] = "timerfd epoll+read",
+};
+
+static struct stream_result timer_stream(int method, uint64_t period,
+					 double secs)
+{
+	static char bufs[NBUFS][BUFSZ];
+	struct pollfs_timer_event recs[BATCH];
+	struct io_uring_buf_ring *br = NULL;
+	struct io_uring u;
+	struct ring r;
+	uint64_t events = 0, expirations = 0, cpu, t0, t1, end, ticks;
+	int fd, ep = -1, n;
+	struct stream_result out;
+	ssize_t got;
+
+	calls = 0;
+	fd = bench_timer_open(method == T_RING || method == T_READ);
+	if (method == T_RING)
+		ring_setup(&r, fd, ENTRIES);
+	if (method == T_MULTISHOT) {
+		struct io_uring_buf_reg reg = { .ring_entries = NBUFS,
+						.bgid = BGID };
+
+		uring_init(&u);
+		br = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (br == MAP_FAILED)
+			die("mmap the buffer ring");
+		reg.ring_addr = (uintptr_t)br;
+		n = io_uring_register_buf_ring(&u, &reg, 0);
+		if (n) {
+			errno = -n;
+			die("io_uring_register_buf_ring");
+		}
+		io_uring_buf_ring_init(br);
+		for (n = 0; n < NBUFS; n++)
+			io_uring_buf_ring_add(br, bufs[n], BUFSZ, n,
+					      io_uring_buf_ring_mask(NBUFS), n);
+		io_uring_buf_ring_advance(br, NBUFS);
+		queue_multishot(&u, fd);
+	} else {
+		ep = epoll_of(fd);
+	}
+	bench_timer_arm(method == T_RING || method == T_READ, fd,
+			now_ns() + period, period);
+
+	t0 = now_ns();
+	end = t0 + secs * 1e9;
+	cpu = thread_cpu_ns();
+	while (now_ns() < end) {
+		switch (method) {
+		case T_RING:
+			n = ring_take(&r, recs, BATCH);
+			if (!n && ring_overflow(&r)) {
+				got = counted_read(fd, recs, sizeof(recs));
+				n = got > 0 ? got / sizeof(recs[0]) : 0;
+			} else if (!n) {
+				counted_epoll_wait(ep, 1);
+			}
+			events += n;
+			for (int i = 0; i < n; i++)
+				expirations += recs[i].expirations;
+			break;
+		case T_READ:
+			if (counted_epoll_wait(ep, 1) < 1)
+				break;
+			while ((got = counted_read(fd, recs, sizeof(recs))) > 0)
+				for (int i = 0; i < got / (ssize_t)sizeof(recs[0]);
+				     i++) {
+					events++;
+					expirations += recs[i].expirations;
+				}
+			break;
+		case T_TIMERFD:
+			if (counted_epoll_wait(ep, 1) < 1)
+				break;
+			while (counted_read(fd, &ticks, sizeof(ticks)) ==
+			       sizeof(ticks)) {
+				events++;
+				expirations += ticks;
+			}
+			break;
+		case T_MULTISHOT: {
+			struct io_uring_cqe *cqe;
+			bool any = false;
+
+			while (io_uring_peek_cqe(&u, &cqe) == 0) {
+				int res = cqe->res, bid;
+				unsigned int flags = cqe->flags;
+
+				io_uring_cqe_seen(&u, cqe);
+				any = true;
+				if (res == sizeof(ticks)) {
+					bid = flags >> IORING_CQE_BUFFER_SHIFT;
+					memcpy(&ticks, bufs[bid], sizeof(ticks));
+					events++;
+					expirations += ticks;
+					io_uring_buf_ring_add(br, bufs[bid],
+						BUFSZ, bid,
+						io_uring_buf_ring_mask(NBUFS),
+						0);
+					io_uring_buf_ring_advance(br, 1);
+				} else if (res != -ENOBUFS) {
+					errno = res < 0 ? -res : EIO;
+					die("the timerfd's multishot read");
+				}
+				if (!(flags & IORING_CQE_F_MORE))
+					queue_multishot(&u, fd);
+			}
+			/* as bench-peers: 16 completions or 1 ms */
+			if (!any)
+				counted_enter(&u, 16, 1000000);
+			break;
+		}
+		}
+	}
+	cpu = thread_cpu_ns() - cpu;
+	t1 = now_ns();
+	if (method == T_RING)
+		ring_close(&r);
+	else
+		close(fd);
+	if (ep >= 0)
+		close(ep);
+	if (method == T_MULTISHOT) {
+		io_uring_queue_exit(&u);
+		munmap(br, 4096);
+	}
+	if (!events)
+		die("%s: no event in %.2f s", tmethod_name[method], secs);
+	out.cpu = cpu / 1e3 / events;
+	out.calls = (double)calls / events;
+	out.waker_cpu = 0;
+	out.rate = events / ((t1 - t0) / 1e9);
+	out.offered = 1e9 / period;
+	out.per_event = (double)expirations / events;
+	return out;
+}
+
+/* ---- rows of the streams ---- */
+
+struct stream_samples {
+	struct samples cpu, calls, waker, rate, offered, per;
+};
+
+static void stream_add(struct stream_samples *s, const struct stream_result *r)
+{
+	samples_add(&s->cpu, r->cpu);
+	samples_add(&s->calls, r->calls);
+	samples_add(&s->waker, r->waker_cpu);
+	samples_add(&s->rate, r->rate);
+	samples_add(&s->offered, r->offered);
+	samples_add(&s->per, r->per_event);
+}
+
+static void stream_free(struct stream_samples *s)
+{
+	samples_free(&s->cpu);
+	samples_free(&s->calls);
+	samples_free(&s->waker);
+	samples_free(&s->rate);
+	samples_free(&s->offered);
+	samples_free(&s->per);
+}
+
+static void futex_stream_rows(int reps, double secs)
+{
+	struct stream_samples s[METHODS] = {};
+	struct samples one = {};
+	int methods[METHODS], nm = 0, i, k;
+	char variant[96];
+
+	for (k = 0; k < METHODS; k++)
+		if (k != M_URING || have_futex_wait)
+			methods[nm++] = k;
+	for (i = 0; i < reps; i++) {
+		for (k = 0; k < nm; k++) {
+			/* A B C .. C B A: every other repetition backwards */
+			int m = methods[i % 2 ? nm - 1 - (i / 2 + k) % nm :
+						(i / 2 + k) % nm];
+			struct stream_result r = futex_stream(m, secs);
+
+			stream_add(&s[m], &r);
+		}
+		samples_add(&one, 1);
+		bench_progress("busy futex stream: repetition %d/%d", i + 1,
+			       reps);
+	}
+	bench_report("ring", "busy futex stream", "syscalls per event",
+		     "count", "one per event", &s[M_RING].calls, &one, 0.01);
+	for (k = 1; k < nm; k++) {
+		int m = methods[k];
+		bool goal_cpu = m == M_READ || m == M_URING;
+
+		snprintf(variant, sizeof(variant), "busy futex stream vs %s",
+			 method_name[m]);
+		bench_report("ring", variant, "consumer CPU per event", "us",
+			     method_name[m], &s[M_RING].cpu, &s[m].cpu,
+			     goal_cpu ? 0.50 : 0);
+		bench_report("ring", variant, "waker CPU per wake", "us",
+			     method_name[m], &s[M_RING].waker, &s[m].waker,
+			     m == M_READ ? 1.10 : 0);
+		bench_report("ring", variant, "syscalls per event", "count",
+			     method_name[m], &s[M_RING].calls, &s[m].calls, 0);
+		bench_report("ring", variant, "events per second", "1/s",
+			     method_name[m], &s[M_RING].rate, &s[m].rate, 0);
+		bench_report("ring", variant, "wakes offered per second", "1/s",
+			     method_name[m], &s[M_RING].offered,
+			     &s[m].offered, 0);
+	}
+	for (k = 0; k < METHODS; k++)
+		stream_free(&s[k]);
+	samples_free(&one);
+}
+
+static void timer_stream_rows(int reps, double secs)
+{
+	struct stream_samples s[TMETHODS] = {};
+	int methods[TMETHODS], nm = 0, i, k;
+	char variant[96];
+
+	for (k = 0; k < TMETHODS; k++)
+		if (k != T_MULTISHOT || have_multishot)
+			methods[nm++] = k;
+	for (i = 0; i < reps; i++) {
+		for (k = 0; k < nm; k++) {
+			int m = methods[i % 2 ? nm - 1 - (i / 2 + k) % nm :
+						(i / 2 + k) % nm];
+			struct stream_result r = timer_stream(m, 100000, secs);
+
+			stream_add(&s[m], &r);
+		}
+		bench_progress("100us timer stream: repetition %d/%d", i + 1,
+			       reps);
+	}
+	for (k = 1; k < nm; k++) {
+		int m = methods[k];
+		bool goal = m == T_READ || m == T_MULTISHOT;
+
+		snprintf(variant, sizeof(variant), "100us timer stream vs %s",
+			 tmethod_name[m]);
+		bench_report("ring", variant, "consumer CPU per event", "us",
+			     tmethod_name[m], &s[T_RING].cpu, &s[m].cpu,
+			     goal ? 0.50 : 0);
+		bench_report("ring", variant, "syscalls per event", "count",
+			     tmethod_name[m], &s[T_RING].calls, &s[m].calls, 0);
+		bench_report("ring", variant, "expirations per event", "count",
+			     tmethod_name[m], &s[T_RING].per, &s[m].per, 0);
+	}
+	for (k = 0; k < TMETHODS; k++)
+		stream_free(&s[k]);
+}
+
+/* ---- a sleeping consumer ---- */
+
+struct ring_futex {
+	struct bench_futex f;	/* first: bench_futex_fire's argument */
+	struct ring r;
+};
+
+static void ring_futex_consume(void *arg)
+{
+	struct ring_futex *rf = arg;
+	struct pollfs_futex_event ev;
+
+	if (ring_take(&rf->r, &ev, 1) != 1 ||
+	    ev.addr != (uintptr_t)&rf->f.word)
+		die("no record in the ring after the wake-up");
+}
+
+static void futex_latency_rows(int reps, int n)
+{
+	struct samples p50[2] = {}, p99[2] = {}, wcpu[2] = {}, kcpu[2] = {};
+	struct ring_futex rf = {};
+	struct bench_futex plain = {};
+	struct wake_result res = {};
+	struct wake_ops ops[2];
+	int i, k, side;
+
+	rf.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	plain.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	if (rf.f.fd < 0 || plain.fd < 0)
+		die("create the futex objects");
+	ring_setup(&rf.r, rf.f.fd, 64);
+	if (pfs_futex_watch(rf.f.fd, &rf.f.word, rf.f.word) ||
+	    pfs_futex_watch(plain.fd, &plain.word, plain.word))
+		die("watch the futex words");
+	ops[0] = (struct wake_ops){
+		.fd = rf.f.fd, .fire = bench_futex_fire,
+		.consume = ring_futex_consume, .arg = &rf,
+	};
+	ops[1] = (struct wake_ops){
+		.fd = plain.fd, .fire = bench_futex_fire,
+		.consume = bench_futex_consume, .arg = &plain,
+	};
+	for (i = 0; i < reps; i++) {
+		for (k = 0; k < 2; k++) {
+			side = (i + k) % 2;
+			wake_run(&ops[side], n, &res);
+			samples_add(&p50[side],
+				    samples_quantile(&res.lat, 0.5) / 1e3);
+			samples_add(&p99[side],
+				    samples_quantile(&res.lat, 0.99) / 1e3);
+			samples_add(&wcpu[side], res.waiter_cpu / 1e3);
+			samples_add(&kcpu[side], res.waker_cpu / 1e3);
+		}
+		bench_progress("sleeping futex consumer: repetition %d/%d",
+			       i + 1, reps);
+	}
+	bench_report("ring", "futex sleeping consumer vs epoll+read",
+		     "latency p50", "us", "epoll+read", &p50[0], &p50[1], 1.05);
+	bench_report("ring", "futex sleeping consumer vs epoll+read",
+		     "latency p99", "us", "epoll+read", &p99[0], &p99[1], 1.05);
+	bench_report("ring", "futex sleeping consumer vs epoll+read",
+		     "waiter CPU per wake-up", "us", "epoll+read", &wcpu[0],
+		     &wcpu[1], 0);
+	bench_report("ring", "futex sleeping consumer vs epoll+read",
+		     "waker CPU per wake-up", "us", "epoll+read", &kcpu[0],
+		     &kcpu[1], 0);
+	for (k = 0; k < 2; k++) {
+		samples_free(&p50[k]);
+		samples_free(&p99[k]);
+		samples_free(&wcpu[k]);
+		samples_free(&kcpu[k]);
+	}
+	samples_free(&res.lat);
+	ring_close(&rf.r);
+	close(plain.fd);
+}
+
+/*
+ * A periodic timer with a ring the consumer sleeps on in epoll_wait:
+ * how late after the latest expiry it counted the consumer has its
+ * records, as timer_run() measures a read.
+ */
+static struct timer_run ring_timer_run(uint64_t period, int expiries)
+{
+	struct pollfs_timer_event recs[64];
+	static struct samples late;
+	uint64_t start, t, cpu, total = 0;
+	struct ring r;
+	int fd, ep, wakes = 0;
+
+	fd = bench_timer_open(true);
+	ring_setup(&r, fd, 64);
+	ep = epoll_of(fd);
+	samples_clear(&late);
+	start = now_ns() + 2 * period;
+	bench_timer_arm(true, fd, start, period);
+	cpu = thread_cpu_ns();
+	while (total < (uint64_t)expiries) {
+		uint32_t n;
+
+		if (counted_epoll_wait(ep, 5000) != 1)
+			die("the timer did not fire for 5 s");
+		n = ring_take(&r, recs, 64);
+		if (!n && ring_overflow(&r)) {
+			ssize_t got = counted_read(fd, recs, sizeof(recs));
+
+			n = got > 0 ? got / sizeof(recs[0]) : 0;
+		}
+		if (!n)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			total += recs[i].expirations;
+		t = now_ns();
+		wakes++;
+		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
+							     period)) / 1e3);
+	}
+	cpu = thread_cpu_ns() - cpu;
+	close(ep);
+	ring_close(&r);
+	return timer_run_summary(&late, cpu, total, wakes);
+}
+
+static void timer_latency_rows(int reps, int expiries)
+{
+	struct samples p50[2] = {}, p99[2] = {}, cpu[2] = {}, per[2] = {};
+	struct timer_run t;
+	int i, k, side;
+
+	for (i = 0; i < reps; i++) {
+		for (k = 0; k < 2; k++) {
+			side = (i + k) % 2;
+			t = side ? timer_run(true, 100000, expiries) :
+				   ring_timer_run(100000, expiries);
+			samples_add(&p50[side], t.p50);
+			samples_add(&p99[side], t.p99);
+			samples_add(&cpu[side], t.cpu);
+			samples_add(&per[side], t.per_wake);
+		}
+		bench_progress("sleeping timer consumer: repetition %d/%d",
+			       i + 1, reps);
+	}
+	bench_report("ring", "100us timer sleeping consumer vs epoll+read",
+		     "lateness p50", "us", "epoll+read", &p50[0], &p50[1], 1.05);
+	bench_report("ring", "100us timer sleeping consumer vs epoll+read",
+		     "lateness p99", "us", "epoll+read", &p99[0], &p99[1], 1.05);
+	bench_report("ring", "100us timer sleeping consumer vs epoll+read",
+		     "CPU per wake-up", "us", "epoll+read", &cpu[0], &cpu[1],
+		     0);
+	bench_report("ring", "100us timer sleeping consumer vs epoll+read",
+		     "expirations per wake-up", "count", "epoll+read", &per[0],
+		     &per[1], 0);
+	for (k = 0; k < 2; k++) {
+		samples_free(&p50[k]);
+		samples_free(&p99[k]);
+		samples_free(&cpu[k]);
+		samples_free(&per[k]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	bench_init(argc, argv, "ring");
+	probe_ops();
+	if (!have_futex_wait || !have_multishot)
+		bench_progress("no IORING_OP_FUTEX_WAIT or READ_MULTISHOT "
+			       "(6.7+): no io_uring rows");
+	pin_cpu(0);
+	if (bench_quick) {
+		futex_stream_rows(3, 0.15);
+		timer_stream_rows(3, 0.15);
+		futex_latency_rows(4, 30);
+		timer_latency_rows(4, 300);
+	} else {
+		futex_stream_rows(16, 0.3);
+		timer_stream_rows(16, 0.3);
+		futex_latency_rows(48, 100);
+		timer_latency_rows(32, 800);
+	}
+	return 0;
+}
