@@ -15,8 +15,9 @@
 # make install    libpollfs, headers, pkg-config file, man pages
 # make uninstall  remove them again
 # make install-module, make dkms-install: the module on this machine
-# make deb        the Debian packages pollfs-dkms, libpollfs1, libpollfs-dev
-# make check-deb  install them in the guest with dpkg, DKMS builds the module
+# make deb        the Debian packages pollfs-dkms, pollfs-common, libpollfs1,
+#                 libpollfs-dev
+# make check-deb  install them in the guest with apt, DKMS builds the module
 #
 # The module is built for the guest kernel, KERNEL=NAME, a kernel of the
 # table vm/kernels (make all, module, check, run, shell, fuzz, bench;
@@ -404,9 +405,10 @@ deb-prev:
 
 # In the guest, with a root filesystem of Debian's (12's for 6.1 and
 # 6.12, 13's for 7.3) holding dkms and the kernel's headers: the packages
-# installed with dpkg as a user would (on 6.1 and 7.3 as an upgrade from
-# the previous version's), the module built by DKMS and loaded, a
-# program built with pkg-config, a few tests, then dpkg --purge leaving
+# installed with apt as a user would (on 6.1 and 7.3 as an upgrade from
+# the previous version's), the module built and signed by DKMS, loaded
+# by what the boot runs, a program built with pkg-config, a few tests,
+# then apt remove unloading it and README.md's apt purge line leaving
 # nothing behind.  On the default kernel also a kernel update that
 # replaces the image under the same release, and a boot of the updated
 # image: tests/deb/README.md.  Each DKMS build takes minutes under TCG.
