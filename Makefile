@@ -81,13 +81,11 @@ MANDIR ?= $(PREFIX)/share/man
 
 # The project's one version, in the file VERSION: MAJOR.MINOR is the
 # interface's (libpollfs's newest symbol version, the contract's
-# "version 1.1"), PATCH counts releases of fixes to the module or the
-# library.  The module's MODULE_VERSION (Kbuild defines POLLFS_VERSION;
-# until module/main.c says MODULE_VERSION(POLLFS_VERSION), modinfo shows
-# its old literal 0.1 and make check-deb notes it), libpollfs's file name
-# and pkg-config Version, the installed man pages' headers, DKMS's
-# PACKAGE_VERSION and the Debian packages (debian/rules checks that
-# debian/changelog agrees) all take it from there.
+# "version 1.2"), PATCH counts releases of fixes to the module or the
+# library.  The module's MODULE_VERSION (Kbuild defines POLLFS_VERSION),
+# libpollfs's file name and pkg-config Version, the installed man pages'
+# headers, DKMS's PACKAGE_VERSION and the Debian packages (debian/rules
+# checks that debian/changelog agrees) all take it from there.
 VERSION := $(shell sed -n '/^[0-9]/p' $(CURDIR)/VERSION)
 export POLLFS_VERSION := $(VERSION)
 
