@@ -889,12 +889,15 @@ static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 }
 
 /*
- * The woken record that was woken first, NULL if none; *@more when it is
- * not the only one.  Lock held.
+ * The woken record to read next, NULL if none; *@more when it is not the
+ * only one.  With a ring, the one woken first: records that wait in the
+ * object follow those in the ring in the order they were made.  Without
+ * one, the first of the set, as 1.1 has always read them.  Lock held.
  */
 static struct pollfs_futex_wait *
 pollfs_futex_oldest_woken(struct pollfs_futex_ctx *f, bool *more)
 {
+	bool by_age = pollfs_ring_of(&f->obj);
 	struct pollfs_futex_wait *w, *oldest = NULL;
 	unsigned int i;
 
@@ -906,14 +909,14 @@ pollfs_futex_oldest_woken(struct pollfs_futex_ctx *f, bool *more)
 			continue;
 		if (oldest)
 			*more = true;
-		if (!oldest || w->woken_seq < oldest->woken_seq)
+		if (!oldest || (by_age && w->woken_seq < oldest->woken_seq))
 			oldest = w;
 	}
 	return oldest;
 }
 
 /* A read found a word absent from the reader's own mapping. */
-#define POLLFS_FUTEX_ABSENT	1
+#define POLLFS_FUTEX_ABSENT	2
 
 /*
  * Read a watched set: the oldest woken record, queued again.  Readiness
