@@ -116,8 +116,9 @@
  *    so the flag is never cleared over a record that waits.  While the
  *    write that arms a set is still queueing it, a wake's record waits
  *    in the object the same way: a set that then fails (a later word
- *    changed) must leave nothing in the ring.  Records that wait in the
- *    object are read oldest first (each is numbered when woken).
+ *    changed) must leave nothing in the ring.  With a ring, records
+ *    that wait in the object are read oldest first (each is numbered
+ *    when woken), after those in the ring.
  *  - A wait requeued to another word (FUTEX_CMP_REQUEUE) and woken there
  *    is no longer on the word the watch is about: the record waits in
  *    the object, flagged, and read(2) re-arms it on its own word (1.1).
