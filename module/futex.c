@@ -175,7 +175,7 @@ static void pollfs_futex_queue_behind(struct pollfs_futex_wait *w,
 	struct plist_node *node = (void *)w->q + FUTEX_Q_LIST;
 	struct plist_head *chain = (void *)hb + FUTEX_HB_CHAIN;
 
-	lockdep_assert_held(q_lock_ptr(w->q));
+	lockdep_assert_held(pollfs_futex_q_lock_ptr(w->q));
 	pollfs_call(plist_del)(node, chain);
 	node->prio = POLLFS_FUTEX_PRIO_BEHIND;
 	pollfs_call(plist_add)(node, chain);
@@ -195,7 +195,7 @@ static void pollfs_futex_requeue_behind(struct pollfs_futex_wait *w)
 		if (!lock)
 			return;		/* woken: queued again by read(2) */
 		spin_lock(lock);
-		if (lock == q_lock_ptr(w->q))
+		if (lock == pollfs_futex_q_lock_ptr(w->q))
 			break;
 		spin_unlock(lock);
 	}
@@ -213,9 +213,9 @@ static bool pollfs_futex_rings_watch(struct pollfs_futex_ctx *f)
 static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
 				      struct futex_hash_bucket *hb)
 {
-	lockdep_assert_held(q_lock_ptr(w->q));
-	pollfs_futex_queue(wait_q(w), hb, &init_task);
-	WRITE_ONCE(*q_task(w->q), &init_task);
+	lockdep_assert_held(pollfs_futex_q_lock_ptr(w->q));
+	pollfs_futex_queue(pollfs_futex_wait_q(w), hb, &init_task);
+	WRITE_ONCE(*pollfs_futex_q_task(w->q), &init_task);
 	w->queued = true;
 	if (pollfs_futex_rings_watch(w->owner))
 		pollfs_futex_queue_behind(w, hb);
@@ -262,7 +262,7 @@ static u32 pollfs_futex_word_at_wake(struct pollfs_futex_ctx *f,
 	u32 uval, *word;
 
 	if (current->mm == f->mm &&
-	    !pollfs_futex_get_value_locked(&uval, wait_uaddr(w)))
+	    !pollfs_futex_get_value_locked(&uval, pollfs_futex_wait_uaddr(w)))
 		return uval;
 	word = kmap_local_page(w->page) + offset_in_page(w->ev.addr);
 	uval = READ_ONCE(*word);
@@ -273,7 +273,7 @@ static u32 pollfs_futex_word_at_wake(struct pollfs_futex_ctx *f,
 /* Still on the word it was armed on, not requeued to another. */
 static bool pollfs_futex_on_own_word(struct pollfs_futex_wait *w)
 {
-	union futex_key *key = q_key(w->q);
+	union futex_key *key = pollfs_futex_q_key(w->q);
 
 	return key->both.ptr == w->key.both.ptr &&
 	       key->both.word == w->key.both.word &&
@@ -321,7 +321,7 @@ bool pollfs_futex_woken(struct pollfs_futex_wait *w)
 	struct pollfs_ring *ring = pollfs_ring_of(&f->obj);
 	bool stays = false;
 
-	lockdep_assert_held(q_lock_ptr(w->q));
+	lockdep_assert_held(pollfs_futex_q_lock_ptr(w->q));
 	if (ring && READ_ONCE(f->watch)) {
 		stays = pollfs_futex_ring_watch(w, ring);
 	} else {
@@ -357,7 +357,7 @@ void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	if (!w->queued)
 		return;
 	w->queued = false;
-	if (pollfs_call(futex_unqueue)(wait_q(w)))
+	if (pollfs_call(futex_unqueue)(pollfs_futex_wait_q(w)))
 		return;
 	/* Pairs with the release store of NULL to lock_ptr. */
 	smp_rmb();
@@ -594,22 +594,22 @@ static int pollfs_futex_queue_all(struct pollfs_futex_ctx *f,
 		w->owner = f;
 		w->queued = false;
 		w->woken = false;
-		*q_key(w->q) = w->key;
+		*pollfs_futex_q_key(w->q) = w->key;
 	}
 
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		hb = pollfs_futex_q_lock(w, &fph);
-		__acquire(q_lock_ptr(w->q));
-		ret = pollfs_futex_get_value_locked(&uval, wait_uaddr(w));
+		__acquire(pollfs_futex_q_lock_ptr(w->q));
+		ret = pollfs_futex_get_value_locked(&uval, pollfs_futex_wait_uaddr(w));
 		if (!ret && uval == w->ev.val) {
 			pollfs_futex_queue_locked(w, hb);
-			spin_unlock(q_lock_ptr(w->q));
+			spin_unlock(pollfs_futex_q_lock_ptr(w->q));
 			pollfs_futex_bucket_put(fph);
 			continue;
 		}
 		pollfs_call(futex_q_unlock)(hb);
-		__release(q_lock_ptr(w->q));
+		__release(pollfs_futex_q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
 
 		woken = false;
@@ -776,7 +776,7 @@ static size_t pollfs_futex_fault_in_word(u64 addr)
 static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	struct pollfs_futex_staged one, *set = &one;
 	unsigned int absent;
 	bool watch = false;
@@ -853,7 +853,7 @@ static int pollfs_futex_word(struct pollfs_futex_ctx *f,
 	u32 *word;
 
 	if (current->mm == f->mm)
-		return pollfs_futex_get_value_locked(uval, wait_uaddr(w));
+		return pollfs_futex_get_value_locked(uval, pollfs_futex_wait_uaddr(w));
 	word = kmap_local_page(w->page) + offset_in_page(w->ev.addr);
 	*uval = READ_ONCE(*word);
 	kunmap_local(word);
@@ -879,19 +879,19 @@ static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 	lockdep_assert_held(&f->lock);
 	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
 	pollfs_futex_set_wake(w);
-	*q_key(w->q) = w->key;
+	*pollfs_futex_q_key(w->q) = w->key;
 	hb = pollfs_futex_q_lock(w, &fph);
-	__acquire(q_lock_ptr(w->q));
+	__acquire(pollfs_futex_q_lock_ptr(w->q));
 	if (pollfs_futex_word(f, w, &uval)) {
 		pollfs_call(futex_q_unlock)(hb);
-		__release(q_lock_ptr(w->q));
+		__release(pollfs_futex_q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
 		return 1;
 	}
 	w->woken = false;
 	pollfs_futex_queue_locked(w, hb);
 	WRITE_ONCE(w->ev.val, uval);
-	spin_unlock(q_lock_ptr(w->q));
+	spin_unlock(pollfs_futex_q_lock_ptr(w->q));
 	pollfs_futex_bucket_put(fph);
 	return 0;
 }
@@ -1067,7 +1067,7 @@ static int pollfs_futex_fault_in(struct pollfs_futex_ctx *f, u64 addr)
 
 static int pollfs_futex_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	struct pollfs_futex_wait *w;
 	u64 absent;
 	int ret;
@@ -1103,7 +1103,7 @@ again:
 
 static __poll_t pollfs_futex_poll(struct pollfs_object *obj)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	__poll_t events = 0;
 
 	spin_lock_irq(&f->wqh.lock);
@@ -1117,7 +1117,7 @@ static __poll_t pollfs_futex_poll(struct pollfs_object *obj)
 
 static wait_queue_head_t *pollfs_futex_waitq(struct pollfs_object *obj)
 {
-	return &to_futex(obj)->wqh;
+	return &pollfs_futex_of(obj)->wqh;
 }
 
 /*
@@ -1136,7 +1136,7 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
 		[POLLFS_FUTEX_ARMED]	= "armed",
 		[POLLFS_FUTEX_PENDING]	= "woken",
 	};
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	struct {
 		struct pollfs_futex_event ev;
 		bool woken;
@@ -1180,7 +1180,7 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
  */
 static void pollfs_futex_release(struct pollfs_object *obj)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 
 	mutex_lock(&f->lock);
 	pollfs_futex_drop(f);
@@ -1194,7 +1194,7 @@ static void pollfs_futex_release(struct pollfs_object *obj)
 
 static int pollfs_futex_setup(struct pollfs_object *obj, const void *arg)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 
 	init_waitqueue_head(&f->wqh);
 	init_irq_work(&f->wake_work, pollfs_futex_wake_work);
@@ -1207,7 +1207,7 @@ static int pollfs_futex_setup(struct pollfs_object *obj, const void *arg)
 /* Its watched set, armed before, moves behind the threads. */
 static void pollfs_futex_ring_attached(struct pollfs_object *obj)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	unsigned int i;
 
 	mutex_lock(&f->lock);
