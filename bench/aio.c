@@ -73,7 +73,7 @@ static void submit(struct route *r, int nr)
 	for (i = 0; i < nr; i++)
 		cbs[i] = &r->cb[i];
 	if (syscall(SYS_io_submit, r->ctx, nr, cbs) != nr)
-		die("io_submit");
+		bench_die("io_submit");
 }
 
 /* Reset the eventfd, if that is the route, and reap what is there. */
@@ -86,13 +86,13 @@ static int reap(struct route *r, int max)
 
 	if (!r->pollfs &&
 	    read(r->notify, &count, sizeof(count)) != sizeof(count))
-		die("read the eventfd");
+		bench_die("read the eventfd");
 	n = syscall(SYS_io_getevents, r->ctx, 1, max, ev, &zero);
 	if (n < 1)
-		die("io_getevents found nothing after a wake-up");
+		bench_die("io_getevents found nothing after a wake-up");
 	for (i = 0; i < n; i++)
 		if (ev[i].res != READ_SIZE)
-			die("a read returned %lld", (long long)ev[i].res);
+			bench_die("a read returned %lld", (long long)ev[i].res);
 	return n;
 }
 
@@ -104,7 +104,7 @@ static void fire_one(void *arg)
 static void consume_one(void *arg)
 {
 	if (reap(arg, 1) != 1)
-		die("reaped more than one");
+		bench_die("reaped more than one");
 }
 
 static void stream(struct route *r, int total, double *wall, double *cpu)
@@ -115,20 +115,20 @@ static void stream(struct route *r, int total, double *wall, double *cpu)
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, r->notify, &ev))
-		die("epoll set-up");
-	t0 = now_ns();
-	c0 = thread_cpu_ns();
+		bench_die("epoll set-up");
+	t0 = bench_now_ns();
+	c0 = bench_thread_cpu_ns();
 	while (done < total) {
 		submit(r, BATCH);
 		for (reaped = 0; reaped < BATCH;) {
 			if (epoll_wait(ep, &ev, 1, 5000) != 1)
-				die("no completion for 5 s");
+				bench_die("no completion for 5 s");
 			reaped += reap(r, BATCH - reaped);
 		}
 		done += BATCH;
 	}
-	*cpu = (thread_cpu_ns() - c0) / 1e3 / done;
-	*wall = (now_ns() - t0) / 1e3 / done;
+	*cpu = (bench_thread_cpu_ns() - c0) / 1e3 / done;
+	*wall = (bench_now_ns() - t0) / 1e3 / done;
 	close(ep);
 }
 
@@ -140,11 +140,11 @@ static int make_file(void)
 
 	data = malloc(FILE_SIZE);
 	if (!data)
-		die("out of memory");
+		bench_die("out of memory");
 	memset(data, 'p', FILE_SIZE);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, data, FILE_SIZE) != FILE_SIZE)
-		die("write %s", path);
+		bench_die("write %s", path);
 	unlink(path);
 	free(data);
 	return fd;
@@ -172,14 +172,16 @@ int main(int argc, char **argv)
 		route[k].file = file;
 		route[k].buf = aligned_alloc(4096, BATCH * READ_SIZE);
 		if (!route[k].buf)
-			die("out of memory");
+			bench_die("out of memory");
 		if (syscall(SYS_io_setup, 4 * BATCH, &route[k].ctx))
-			die("io_setup");
+			bench_die("io_setup");
 		route[k].notify = k ?
-			pfs_aio(route[k].ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC) :
+			bench_pfs_aio(route[k].ctx,
+				      POLLFS_NONBLOCK | POLLFS_CLOEXEC) :
 			eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (route[k].notify < 0)
-			die("create the %s", k ? "pollfs AIO object" : "eventfd");
+			bench_die("create the %s",
+				  k ? "pollfs AIO object" : "eventfd");
 		ops[k] = (struct wake_ops){
 			.fd = route[k].notify, .fire = fire_one,
 			.consume = consume_one, .arg = &route[k],
@@ -189,19 +191,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < 2; k++) {
 			pollfs = (i + k) % 2 == 0;
-			wake_run(&ops[pollfs], n, &res);
-			samples_add(&p50[pollfs],
-				    samples_quantile(&res.lat, 0.5) / 1e3);
-			samples_add(&p99[pollfs],
-				    samples_quantile(&res.lat, 0.99) / 1e3);
-			samples_add(&wcpu[pollfs], res.waiter_cpu / 1e3);
-			samples_add(&scpu[pollfs], res.waker_cpu / 1e3);
+			bench_wake_run(&ops[pollfs], n, &res);
+			bench_samples_add(&p50[pollfs],
+				bench_samples_quantile(&res.lat, 0.5) / 1e3);
+			bench_samples_add(&p99[pollfs],
+				bench_samples_quantile(&res.lat, 0.99) / 1e3);
+			bench_samples_add(&wcpu[pollfs], res.waiter_cpu / 1e3);
+			bench_samples_add(&scpu[pollfs], res.waker_cpu / 1e3);
 		}
 		for (k = 0; k < 2; k++) {
 			pollfs = (i + k) % 2 == 1;
 			stream(&route[pollfs], total, &wall, &cpu);
-			samples_add(&swall[pollfs], wall);
-			samples_add(&stcpu[pollfs], cpu);
+			bench_samples_add(&swall[pollfs], wall);
+			bench_samples_add(&stcpu[pollfs], cpu);
 		}
 		bench_progress("repetition %d/%d", i + 1, reps);
 	}
@@ -224,6 +226,6 @@ int main(int argc, char **argv)
 		free(route[k].buf);
 	}
 	close(file);
-	samples_free(&res.lat);
+	bench_samples_free(&res.lat);
 	return 0;
 }

@@ -24,15 +24,16 @@ extern bool bench_quick;
 void bench_init(int argc, char **argv, const char *name);
 void bench_progress(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-void die(const char *fmt, ...)
+void bench_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
-uint64_t now_ns(void);
-uint64_t thread_cpu_ns(void);
-int cpu_count(void);
-void pin_cpu(int cpu);		/* the calling thread; taken modulo the CPUs */
-void raise_nofile(unsigned long n);
-bool kernel_cmdline_has(const char *word);	/* word or word=... */
+uint64_t bench_now_ns(void);
+uint64_t bench_thread_cpu_ns(void);
+int bench_cpu_count(void);
+/* Pins the calling thread to @cpu, taken modulo the CPUs. */
+void bench_pin_cpu(int cpu);
+void bench_raise_nofile(unsigned long n);
+bool bench_kernel_cmdline_has(const char *word);	/* word or word=... */
 
 /* A growable set of numbers and its order statistics. */
 struct samples {
@@ -40,11 +41,11 @@ struct samples {
 	size_t n, cap;
 };
 
-void samples_add(struct samples *s, double x);
-void samples_clear(struct samples *s);
-void samples_free(struct samples *s);
-double samples_quantile(const struct samples *s, double q);
-double samples_mean(const struct samples *s);
+void bench_samples_add(struct samples *s, double x);
+void bench_samples_clear(struct samples *s);
+void bench_samples_free(struct samples *s);
+double bench_samples_quantile(const struct samples *s, double q);
+double bench_samples_mean(const struct samples *s);
 
 /*
  * One CSV row: the median over the repetitions of each side, their
@@ -63,20 +64,20 @@ void bench_report_apart(const char *bench, const char *variant,
 			const struct samples *base);
 
 /* pollfs objects through the raw ioctls on one cached /dev/pollfs fd. */
-int pfs_timer(int flags);
-int pfs_futex(int flags);
-int pfs_signal(uint64_t mask, int flags);
-int pfs_aio(aio_context_t ctx, int flags);
-int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val);
-int pfs_futex_watch(int fd, const uint32_t *addr, uint32_t val);
-void pfs_dev_close(void);	/* so that the module can be unloaded */
+int bench_pfs_timer(int flags);
+int bench_pfs_futex(int flags);
+int bench_pfs_signal(uint64_t mask, int flags);
+int bench_pfs_aio(aio_context_t ctx, int flags);
+int bench_pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val);
+int bench_pfs_futex_watch(int fd, const uint32_t *addr, uint32_t val);
+void bench_pfs_dev_close(void);	/* so that the module can be unloaded */
 
 /* Slab: of /proc/meminfo, in kB, once the RCU frees have settled. */
-long slab_kb(void);
-long slab_kb_settled(void);
+long bench_slab_kb(void);
+long bench_slab_kb_settled(void);
 
-int futex_wake(uint32_t *addr, int n);
-int futex_wait(uint32_t *addr, uint32_t val);
+int bench_futex_wake(uint32_t *addr, int n);
+int bench_futex_wait(uint32_t *addr, uint32_t val);
 
 /*
  * The wake-up harness.  A waiter thread loops: arm, epoll_wait on @fd,
@@ -115,7 +116,7 @@ struct wake_result {
 	double waker_cpu;	/* ns of the waker's CPU in fire(), per wake */
 };
 
-void wake_run(const struct wake_ops *ops, int n, struct wake_result *res);
+void bench_wake_run(const struct wake_ops *ops, int n, struct wake_result *res);
 
 /*
  * A pollfs futex object on a word of its own, for wake_ops (arg: the
@@ -151,19 +152,19 @@ struct timer_run {
 	double cpu;		/* us of the reader's CPU per wake-up */
 	double per_wake;	/* expirations per wake-up */
 };
-struct timer_run timer_run(bool pollfs, uint64_t period_ns, int expiries);
+struct timer_run bench_timer_run(bool pollfs, uint64_t period_ns, int expiries);
 /* Its figures from the lateness samples (us), CPU and counts of a run. */
-struct timer_run timer_run_summary(const struct samples *late,
-				   uint64_t cpu_ns, uint64_t expirations,
-				   int wakes);
+struct timer_run bench_timer_run_summary(const struct samples *late,
+					 uint64_t cpu_ns, uint64_t expirations,
+					 int wakes);
 /* Its parts: a non-blocking CLOCK_MONOTONIC timer, armed at @start_ns. */
 int bench_timer_open(bool pollfs);
 void bench_timer_arm(bool pollfs, int fd, uint64_t start_ns, uint64_t period_ns);
 
-double futex_pingpong(int batches, int trips);
-double futex_wake_nobody(int batches, int calls);
+double bench_futex_pingpong(int batches, int trips);
+double bench_futex_wake_nobody(int batches, int calls);
 
 /* Wait for the deferred frees of closed files or an unloaded module. */
-void quiesce(void);
+void bench_quiesce(void);
 
 #endif /* BENCH_H */

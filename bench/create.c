@@ -38,17 +38,18 @@ static int make(const char *kind, bool pollfs)
 {
 	switch (kind[0]) {
 	case 't':
-		return pollfs ? pfs_timer(FLAGS) :
+		return pollfs ? bench_pfs_timer(FLAGS) :
 			timerfd_create(CLOCK_MONOTONIC,
 				       TFD_NONBLOCK | TFD_CLOEXEC);
 	case 's':
-		return pollfs ? pfs_signal(1ull << (SIGRTMIN - 1), FLAGS) :
+		return pollfs ?
+			bench_pfs_signal(1ull << (SIGRTMIN - 1), FLAGS) :
 			signalfd(-1, &sigmask, SFD_NONBLOCK | SFD_CLOEXEC);
 	case 'f':
-		return pollfs ? pfs_futex(FLAGS) :
+		return pollfs ? bench_pfs_futex(FLAGS) :
 			eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	default:
-		return pollfs ? pfs_aio(aio_ctx, FLAGS) :
+		return pollfs ? bench_pfs_aio(aio_ctx, FLAGS) :
 			eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	}
 }
@@ -71,20 +72,21 @@ static void run_kind(const char *kind, const char *anchor, int *fds, int n)
 
 	create_us = calloc(2 * chunks, sizeof(*create_us));
 	if (!create_us)
-		die("out of memory");
+		bench_die("out of memory");
 	for (c = 0; c < 2 * chunks; c++) {
 		pollfs = (c / 2 + c % 2) % 2 == 0;	/* A B, B A, ... */
 		f = fds + c * chunk;
-		before = slab_kb();
-		t0 = now_ns();
+		before = bench_slab_kb();
+		t0 = bench_now_ns();
 		for (i = 0; i < chunk; i++) {
 			f[i] = make(kind, pollfs);
 			if (f[i] < 0)
-				die("create %s object %d", kind, c * chunk + i);
+				bench_die("create %s object %d", kind,
+					  c * chunk + i);
 		}
-		create_us[c] = (now_ns() - t0) / 1e3;
-		samples_add(&bytes[pollfs],
-			    (slab_kb() - before) * 1024.0 / chunk);
+		create_us[c] = (bench_now_ns() - t0) / 1e3;
+		bench_samples_add(&bytes[pollfs],
+				  (bench_slab_kb() - before) * 1024.0 / chunk);
 		if (c % 20 == 19)
 			bench_progress("%s: %d of %d open", kind,
 				       (c + 1) * chunk, 2 * n);
@@ -92,11 +94,11 @@ static void run_kind(const char *kind, const char *anchor, int *fds, int n)
 	for (c = 2 * chunks - 1; c >= 0; c--) {
 		pollfs = (c / 2 + c % 2) % 2 == 0;
 		f = fds + c * chunk;
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < chunk; i++)
 			close(f[i]);
-		samples_add(&us[pollfs], (create_us[c] +
-					  (now_ns() - t0) / 1e3) / chunk);
+		bench_samples_add(&us[pollfs], (create_us[c] +
+			(bench_now_ns() - t0) / 1e3) / chunk);
 	}
 	free(create_us);
 
@@ -106,10 +108,10 @@ static void run_kind(const char *kind, const char *anchor, int *fds, int n)
 	bench_report("create", variant, slab_metric, "bytes", anchor,
 		     &bytes[1], &bytes[0], 1.00);
 	for (k = 0; k < 2; k++) {
-		samples_free(&us[k]);
-		samples_free(&bytes[k]);
+		bench_samples_free(&us[k]);
+		bench_samples_free(&bytes[k]);
 	}
-	quiesce();
+	bench_quiesce();
 }
 
 int main(int argc, char **argv)
@@ -125,24 +127,24 @@ int main(int argc, char **argv)
 	int n, j, *fds;
 
 	bench_init(argc, argv, "create");
-	if (kernel_cmdline_has("slub_debug"))
+	if (bench_kernel_cmdline_has("slub_debug"))
 		slab_metric = "Slab per live object (slub_debug on)";
 	if (bench_quick)
 		chunk = 250;
 	n = bench_quick ? 2 * chunk : 100000;
-	raise_nofile(2 * n + 1000);
+	bench_raise_nofile(2 * n + 1000);
 	fds = calloc(2 * n, sizeof(*fds));
 	if (!fds)
-		die("out of memory");
+		bench_die("out of memory");
 	sigemptyset(&sigmask);
 	sigaddset(&sigmask, SIGRTMIN);
 	if (syscall(SYS_io_setup, 8, &aio_ctx))
-		die("io_setup");
+		bench_die("io_setup");
 	/* Grow the descriptor table once, before anything is measured. */
 	if (dup2(0, 2 * n + 100) < 0)
-		die("dup2");
+		bench_die("dup2");
 	close(2 * n + 100);
-	quiesce();
+	bench_quiesce();
 
 	for (j = 0; j < (int)(sizeof(kinds) / sizeof(kinds[0])); j++)
 		run_kind(kinds[j].kind, kinds[j].anchor, fds, n);

@@ -52,13 +52,13 @@ int main(int argc, char **argv)
 	reps = bench_quick ? 4 : 128;
 	n = bench_quick ? 30 : 120;
 
-	f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-	w.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	f.fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	w.fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (f.fd < 0 || w.fd < 0 || efd < 0)
-		die("create the futex objects and the eventfd");
-	if (pfs_futex_watch(w.fd, &w.word, w.word))
-		die("watch the futex word");
+		bench_die("create the futex objects and the eventfd");
+	if (bench_pfs_futex_watch(w.fd, &w.word, w.word))
+		bench_die("watch the futex word");
 	ops[ARMED] = (struct wake_ops){
 		.fd = f.fd, .arm = bench_futex_arm, .fire = bench_futex_fire,
 		.consume = bench_futex_consume, .arg = &f,
@@ -75,13 +75,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < KINDS; k++) {
 			kind = (i + k) % KINDS;
-			wake_run(&ops[kind], n, &res);
-			samples_add(&p50[kind],
-				    samples_quantile(&res.lat, 0.5) / 1e3);
-			samples_add(&p99[kind],
-				    samples_quantile(&res.lat, 0.99) / 1e3);
-			samples_add(&wcpu[kind], res.waiter_cpu / 1e3);
-			samples_add(&kcpu[kind], res.waker_cpu / 1e3);
+			bench_wake_run(&ops[kind], n, &res);
+			bench_samples_add(&p50[kind],
+				bench_samples_quantile(&res.lat, 0.5) / 1e3);
+			bench_samples_add(&p99[kind],
+				bench_samples_quantile(&res.lat, 0.99) / 1e3);
+			bench_samples_add(&wcpu[kind], res.waiter_cpu / 1e3);
+			bench_samples_add(&kcpu[kind], res.waker_cpu / 1e3);
 		}
 		bench_progress("wake-to-epoll: repetition %d/%d", i + 1, reps);
 	}
@@ -91,6 +91,6 @@ int main(int argc, char **argv)
 	close(f.fd);
 	close(w.fd);
 	close(efd);
-	samples_free(&res.lat);
+	bench_samples_free(&res.lat);
 	return 0;
 }

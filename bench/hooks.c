@@ -62,9 +62,9 @@ static void module_load(void)
 		return;
 	fd = open(module_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		die("open %s", module_path);
+		bench_die("open %s", module_path);
 	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)
-		die("insmod %s", module_path);
+		bench_die("insmod %s", module_path);
 	close(fd);
 }
 
@@ -73,7 +73,7 @@ static void module_unload(void)
 {
 	int i;
 
-	pfs_dev_close();
+	bench_pfs_dev_close();
 	for (i = 0; i < 100; i++) {
 		if (!syscall(SYS_delete_module, module, O_NONBLOCK) ||
 		    errno == ENOENT)
@@ -82,7 +82,7 @@ static void module_unload(void)
 			break;
 		usleep(50000);
 	}
-	die("rmmod %s", module);
+	bench_die("rmmod %s", module);
 }
 
 /* On any exit, leave the module as the harness expects it: loaded. */
@@ -109,10 +109,11 @@ static void armed_set(int n)
 	while (narmed > n)
 		close(armed[--narmed]);
 	while (narmed < n) {
-		armed[narmed] = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		armed[narmed] = bench_pfs_futex(POLLFS_NONBLOCK |
+						POLLFS_CLOEXEC);
 		if (armed[narmed] < 0 ||
-		    pfs_futex_arm(armed[narmed], &words[narmed], 0))
-			die("arm futex object %d", narmed);
+		    bench_pfs_futex_arm(armed[narmed], &words[narmed], 0))
+			bench_die("arm futex object %d", narmed);
 		narmed++;
 	}
 }
@@ -137,9 +138,9 @@ static void state_set(enum state s)
 	module_load();
 	armed_set(s == L10K ? armed_n : 0);
 	if (s == LA && watched < 0) {
-		watched = pfs_aio(watched_ctx, POLLFS_CLOEXEC);
+		watched = bench_pfs_aio(watched_ctx, POLLFS_CLOEXEC);
 		if (watched < 0)
-			die("AIO object");
+			bench_die("AIO object");
 	}
 }
 
@@ -162,7 +163,7 @@ static double aio_stream(int batches, int submits)
 	double med;
 
 	for (b = 0; b < batches; b++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (s = 0; s < submits; s++) {
 			for (i = 0; i < 16; i++) {
 				memset(&cb[i], 0, sizeof(cb[i]));
@@ -175,38 +176,39 @@ static double aio_stream(int batches, int submits)
 				cbs[i] = &cb[i];
 			}
 			if (syscall(SYS_io_submit, ctx, 16, cbs) != 16)
-				die("io_submit");
+				bench_die("io_submit");
 			for (got = 0; got < 16; got += n) {
 				n = syscall(SYS_io_getevents, ctx, 1, 16 - got,
 					    ev, NULL);
 				if (n < 1)
-					die("io_getevents");
+					bench_die("io_getevents");
 			}
 		}
-		samples_add(&us, (now_ns() - t0) / 1e3 / (16 * submits));
+		bench_samples_add(&us,
+				  (bench_now_ns() - t0) / 1e3 / (16 * submits));
 	}
-	med = samples_quantile(&us, 0.5);
-	samples_free(&us);
+	med = bench_samples_quantile(&us, 0.5);
+	bench_samples_free(&us);
 	return med;
 }
 
-static void aio_setup(void)
+static void prepare_aio(void)
 {
 	const char *path = "/tmp/pollfs-bench-hooks";
 	char *data = malloc(FILE_SIZE);
 
 	buf = aligned_alloc(4096, 16 * READ_SIZE);
 	if (!data || !buf)
-		die("out of memory");
+		bench_die("out of memory");
 	memset(data, 'h', FILE_SIZE);
 	file = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (file < 0 || write(file, data, FILE_SIZE) != FILE_SIZE)
-		die("write %s", path);
+		bench_die("write %s", path);
 	unlink(path);
 	free(data);
 	if (syscall(SYS_io_setup, 64, &ctx) ||
 	    syscall(SYS_io_setup, 1, &watched_ctx))
-		die("io_setup");
+		bench_die("io_setup");
 }
 
 int main(int argc, char **argv)
@@ -238,18 +240,18 @@ int main(int argc, char **argv)
 		fclose(f);
 	}
 	if (!module_loaded())
-		die("%s is not loaded", module);
+		bench_die("%s is not loaded", module);
 	if (atexit(reload_at_exit))
-		die("atexit");
+		bench_die("atexit");
 	if (bench_quick)
 		armed_n = 1000;
-	raise_nofile(armed_n + 1000);
+	bench_raise_nofile(armed_n + 1000);
 	words = calloc(armed_n, sizeof(*words));
 	armed = calloc(armed_n, sizeof(*armed));
 	if (!words || !armed)
-		die("out of memory");
-	aio_setup();
-	pin_cpu(0);
+		bench_die("out of memory");
+	prepare_aio();
+	bench_pin_cpu(0);
 	snprintf(names[U], sizeof(names[U]), "module unloaded");
 	snprintf(names[L0], sizeof(names[L0]), "loaded 0 objects");
 	snprintf(names[L10K], sizeof(names[L10K]),
@@ -260,12 +262,13 @@ int main(int argc, char **argv)
 		for (l = 0; l < visits; l++) {
 			state_set(order[l]);
 			/* Settle, and warm the emulator's code cache up. */
-			quiesce();
-			futex_pingpong(2, 100);
+			bench_quiesce();
+			bench_futex_pingpong(2, 100);
 			aio_stream(2, 4);
-			samples_add(&pp[order[l]],
-				    futex_pingpong(batches, 100) / 1e3);
-			samples_add(&aio[order[l]], aio_stream(batches, 4));
+			bench_samples_add(&pp[order[l]],
+				bench_futex_pingpong(batches, 100) / 1e3);
+			bench_samples_add(&aio[order[l]],
+					  aio_stream(batches, 4));
 			bench_progress("cycle %d/%d: %s: ping-pong %.2f us, AIO read %.2f us",
 				       c + 1, cycles, names[order[l]],
 				       pp[order[l]].v[pp[order[l]].n - 1],
@@ -273,7 +276,7 @@ int main(int argc, char **argv)
 		}
 	}
 	state_set(L0);
-	pfs_dev_close();
+	bench_pfs_dev_close();
 
 	bench_report("hooks", names[L0], "unrelated futex ping-pong", "us",
 		     names[U], &pp[L0], &pp[U], 1.02);

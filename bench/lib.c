@@ -53,7 +53,7 @@ void bench_progress(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void die(const char *fmt, ...)
+void bench_die(const char *fmt, ...)
 {
 	int err = errno;
 	va_list ap;
@@ -66,7 +66,7 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
-uint64_t now_ns(void)
+uint64_t bench_now_ns(void)
 {
 	struct timespec ts;
 
@@ -74,7 +74,7 @@ uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-uint64_t thread_cpu_ns(void)
+uint64_t bench_thread_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -82,49 +82,49 @@ uint64_t thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-int cpu_count(void)
+int bench_cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n > 0 ? n : 1;
 }
 
-void pin_cpu(int cpu)
+void bench_pin_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(cpu % cpu_count(), &set);
+	CPU_SET(cpu % bench_cpu_count(), &set);
 	errno = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (errno)
-		die("pin to CPU %d", cpu);
+		bench_die("pin to CPU %d", cpu);
 }
 
-void raise_nofile(unsigned long n)
+void bench_raise_nofile(unsigned long n)
 {
 	struct rlimit rl = { .rlim_cur = n, .rlim_max = n };
 
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		die("setrlimit(RLIMIT_NOFILE, %lu) (needs root)", n);
+		bench_die("setrlimit(RLIMIT_NOFILE, %lu) (needs root)", n);
 }
 
-void samples_add(struct samples *s, double x)
+void bench_samples_add(struct samples *s, double x)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
 		s->v = realloc(s->v, s->cap * sizeof(*s->v));
 		if (!s->v)
-			die("out of memory");
+			bench_die("out of memory");
 	}
 	s->v[s->n++] = x;
 }
 
-void samples_clear(struct samples *s)
+void bench_samples_clear(struct samples *s)
 {
 	s->n = 0;
 }
 
-void samples_free(struct samples *s)
+void bench_samples_free(struct samples *s)
 {
 	free(s->v);
 	s->v = NULL;
@@ -139,7 +139,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Linear interpolation between the closest ranks. */
-double samples_quantile(const struct samples *s, double q)
+double bench_samples_quantile(const struct samples *s, double q)
 {
 	double *v, pos, x;
 	size_t i;
@@ -148,7 +148,7 @@ double samples_quantile(const struct samples *s, double q)
 		return NAN;
 	v = malloc(s->n * sizeof(*v));
 	if (!v)
-		die("out of memory");
+		bench_die("out of memory");
 	memcpy(v, s->v, s->n * sizeof(*v));
 	qsort(v, s->n, sizeof(*v), cmp_double);
 	pos = q * (s->n - 1);
@@ -158,7 +158,7 @@ double samples_quantile(const struct samples *s, double q)
 	return x;
 }
 
-double samples_mean(const struct samples *s)
+double bench_samples_mean(const struct samples *s)
 {
 	double sum = 0;
 	size_t i;
@@ -173,8 +173,8 @@ static void report(const char *bench, const char *variant, const char *metric,
 		   const struct samples *pollfs, const struct samples *base,
 		   double goal, bool side_by_side)
 {
-	double p = samples_quantile(pollfs, 0.5);
-	double a = samples_quantile(base, 0.5);
+	double p = bench_samples_quantile(pollfs, 0.5);
+	double a = bench_samples_quantile(base, 0.5);
 	double ratio = a > 0 ? p / a : NAN;
 	struct samples pairs = {};
 	char goal_s[16] = "-";
@@ -193,16 +193,19 @@ static void report(const char *bench, const char *variant, const char *metric,
 	if (side_by_side && pollfs->n == base->n)
 		for (i = 0; i < base->n; i++)
 			if (base->v[i] > 0)
-				samples_add(&pairs, pollfs->v[i] / base->v[i]);
+				bench_samples_add(&pairs,
+						  pollfs->v[i] / base->v[i]);
 	printf("%s,%s,%s,%s,%s,%.6g,%.6g,%.4f,%.4g,%.4g,%zu,%s,%s,%.4f,%.4g\n",
 	       bench, variant, metric, unit, anchor, p, a, ratio,
-	       samples_quantile(pollfs, 0.75) - samples_quantile(pollfs, 0.25),
-	       samples_quantile(base, 0.75) - samples_quantile(base, 0.25),
+	       bench_samples_quantile(pollfs, 0.75) -
+	       bench_samples_quantile(pollfs, 0.25),
+	       bench_samples_quantile(base, 0.75) -
+	       bench_samples_quantile(base, 0.25),
 	       pollfs->n < base->n ? pollfs->n : base->n, goal_s, met,
-	       pairs.n ? samples_quantile(&pairs, 0.5) : NAN,
-	       pairs.n ? samples_quantile(&pairs, 0.75) -
-			 samples_quantile(&pairs, 0.25) : NAN);
-	samples_free(&pairs);
+	       pairs.n ? bench_samples_quantile(&pairs, 0.5) : NAN,
+	       pairs.n ? bench_samples_quantile(&pairs, 0.75) -
+			 bench_samples_quantile(&pairs, 0.25) : NAN);
+	bench_samples_free(&pairs);
 }
 
 void bench_report(const char *bench, const char *variant, const char *metric,
@@ -228,40 +231,40 @@ static int pfs_create(unsigned long cmd, void *arg)
 	if (pfs_dev_fd < 0) {
 		pfs_dev_fd = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
 		if (pfs_dev_fd < 0)
-			die("open /dev/pollfs (is the module loaded?)");
+			bench_die("open /dev/pollfs (is the module loaded?)");
 	}
 	return ioctl(pfs_dev_fd, cmd, arg);
 }
 
-void pfs_dev_close(void)
+void bench_pfs_dev_close(void)
 {
 	if (pfs_dev_fd >= 0)
 		close(pfs_dev_fd);
 	pfs_dev_fd = -1;
 }
 
-int pfs_timer(int flags)
+int bench_pfs_timer(int flags)
 {
 	struct pollfs_open args = { .flags = flags };
 
 	return pfs_create(POLLFS_IOC_TIMER, &args);
 }
 
-int pfs_futex(int flags)
+int bench_pfs_futex(int flags)
 {
 	struct pollfs_open args = { .flags = flags };
 
 	return pfs_create(POLLFS_IOC_FUTEX, &args);
 }
 
-int pfs_signal(uint64_t mask, int flags)
+int bench_pfs_signal(uint64_t mask, int flags)
 {
 	struct pollfs_signal_open args = { .mask = mask, .flags = flags };
 
 	return pfs_create(POLLFS_IOC_SIGNAL, &args);
 }
 
-int pfs_aio(aio_context_t ctx, int flags)
+int bench_pfs_aio(aio_context_t ctx, int flags)
 {
 	struct pollfs_aio_open args = { .ctx = ctx, .flags = flags };
 
@@ -280,17 +283,17 @@ static int pfs_futex_write(int fd, const uint32_t *addr, uint32_t val,
 	return write(fd, &ev, sizeof(ev)) == sizeof(ev) ? 0 : -1;
 }
 
-int pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val)
+int bench_pfs_futex_arm(int fd, const uint32_t *addr, uint32_t val)
 {
 	return pfs_futex_write(fd, addr, val, 0);
 }
 
-int pfs_futex_watch(int fd, const uint32_t *addr, uint32_t val)
+int bench_pfs_futex_watch(int fd, const uint32_t *addr, uint32_t val)
 {
 	return pfs_futex_write(fd, addr, val, POLLFS_FUTEX_WATCH);
 }
 
-long slab_kb(void)
+long bench_slab_kb(void)
 {
 	char line[128];
 	long kb = -1;
@@ -298,13 +301,13 @@ long slab_kb(void)
 
 	f = fopen("/proc/meminfo", "re");
 	if (!f)
-		die("open /proc/meminfo");
+		bench_die("open /proc/meminfo");
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
 			break;
 	fclose(f);
 	if (kb < 0)
-		die("no Slab: line in /proc/meminfo");
+		bench_die("no Slab: line in /proc/meminfo");
 	return kb;
 }
 
@@ -312,14 +315,14 @@ long slab_kb(void)
  * Closed files, dentries and their slab pages go back an RCU grace
  * period or more after close(): wait until Slab stops shrinking.
  */
-long slab_kb_settled(void)
+long bench_slab_kb_settled(void)
 {
-	long prev = slab_kb(), cur;
+	long prev = bench_slab_kb(), cur;
 	int i;
 
 	for (i = 0; i < 50; i++) {
 		usleep(100 * 1000);
-		cur = slab_kb();
+		cur = bench_slab_kb();
 		if (prev - cur < 64)
 			return cur;
 		prev = cur;
@@ -327,12 +330,12 @@ long slab_kb_settled(void)
 	return prev;
 }
 
-int futex_wake(uint32_t *addr, int n)
+int bench_futex_wake(uint32_t *addr, int n)
 {
 	return syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-int futex_wait(uint32_t *addr, uint32_t val)
+int bench_futex_wait(uint32_t *addr, uint32_t val)
 {
 	return syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
@@ -357,7 +360,7 @@ struct wake_run {
 static void counter_set(unsigned int *counter, unsigned int value)
 {
 	__atomic_store_n(counter, value, __ATOMIC_RELEASE);
-	futex_wake(counter, 1);
+	bench_futex_wake(counter, 1);
 }
 
 static void counter_wait(unsigned int *counter, unsigned int value)
@@ -365,7 +368,7 @@ static void counter_wait(unsigned int *counter, unsigned int value)
 	unsigned int now;
 
 	while ((now = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) != value)
-		futex_wait(counter, now);
+		bench_futex_wait(counter, now);
 }
 
 static void *wake_waiter(void *arg)
@@ -376,27 +379,27 @@ static void *wake_waiter(void *arg)
 	uint64_t cpu = 0, c, t1;
 	int ep, i;
 
-	pin_cpu(0);
+	bench_pin_cpu(0);
 	ep = ops->wait ? -1 : epoll_create1(EPOLL_CLOEXEC);
 	if (!ops->wait &&
 	    (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ops->fd, &ev)))
-		die("epoll set-up");
+		bench_die("epoll set-up");
 	__atomic_store_n(&run->tid, gettid(), __ATOMIC_RELEASE);
 	for (i = 0; i < run->n; i++) {
-		c = thread_cpu_ns();
+		c = bench_thread_cpu_ns();
 		if (ops->arm)
 			ops->arm(ops->arg);
-		cpu += thread_cpu_ns() - c;
+		cpu += bench_thread_cpu_ns() - c;
 		counter_set(&run->ready, i + 1);
-		c = thread_cpu_ns();
+		c = bench_thread_cpu_ns();
 		if (ops->wait ? !ops->wait(ops->arg, 10000) :
 				epoll_wait(ep, &ev, 1, 10000) != 1)
-			die("wake-up %d never came", i);
-		t1 = now_ns();
+			bench_die("wake-up %d never came", i);
+		t1 = bench_now_ns();
 		ops->consume(ops->arg);
-		cpu += thread_cpu_ns() - c;
-		samples_add(&run->res->lat,
-			    t1 - __atomic_load_n(&run->t0, __ATOMIC_ACQUIRE));
+		cpu += bench_thread_cpu_ns() - c;
+		bench_samples_add(&run->res->lat, t1 -
+				  __atomic_load_n(&run->t0, __ATOMIC_ACQUIRE));
 		counter_set(&run->done, i + 1);
 	}
 	run->res->waiter_cpu = (double)cpu / run->n;
@@ -414,7 +417,7 @@ static void wait_asleep(int stat)
 	for (;;) {
 		len = pread(stat, buf, sizeof(buf) - 1, 0);
 		if (len <= 0)
-			die("read the waiter's /proc stat");
+			bench_die("read the waiter's /proc stat");
 		buf[len] = '\0';
 		p = strrchr(buf, ')');
 		if (p && p[1] == ' ' && p[2] == 'S')
@@ -423,7 +426,7 @@ static void wait_asleep(int stat)
 	}
 }
 
-void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
+void bench_wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 {
 	struct wake_run run = { .ops = ops, .res = res, .n = n };
 	uint64_t waker_cpu = 0, c;
@@ -432,17 +435,17 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 	cpu_set_t saved;
 	int stat, helper, i;
 
-	samples_clear(&res->lat);
+	bench_samples_clear(&res->lat);
 	if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
-		die("pthread_getaffinity_np");
-	pin_cpu(0);
+		bench_die("pthread_getaffinity_np");
+	bench_pin_cpu(0);
 	if (pthread_create(&thread, NULL, wake_waiter, &run))
-		die("pthread_create");
+		bench_die("pthread_create");
 	counter_wait(&run.ready, 1);
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", run.tid);
 	stat = open(path, O_RDONLY | O_CLOEXEC);
 	if (stat < 0)
-		die("open %s", path);
+		bench_die("open %s", path);
 
 	helper = -1;
 	if (ops->helper) {
@@ -450,7 +453,7 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 			 ops->helper);
 		helper = open(path, O_RDONLY | O_CLOEXEC);
 		if (helper < 0)
-			die("open %s", path);
+			bench_die("open %s", path);
 	}
 
 	for (i = 0; i < n; i++) {
@@ -458,10 +461,10 @@ void wake_run(const struct wake_ops *ops, int n, struct wake_result *res)
 		wait_asleep(stat);
 		if (helper >= 0)
 			wait_asleep(helper);
-		__atomic_store_n(&run.t0, now_ns(), __ATOMIC_RELEASE);
-		c = thread_cpu_ns();
+		__atomic_store_n(&run.t0, bench_now_ns(), __ATOMIC_RELEASE);
+		c = bench_thread_cpu_ns();
 		ops->fire(ops->arg);
-		waker_cpu += thread_cpu_ns() - c;
+		waker_cpu += bench_thread_cpu_ns() - c;
 		counter_wait(&run.done, i + 1);
 	}
 	pthread_join(thread, NULL);
@@ -489,12 +492,12 @@ static void *pingpong_b(void *arg)
 	struct pingpong *pp = arg;
 	int i;
 
-	pin_cpu(0);
+	bench_pin_cpu(0);
 	for (i = 0; i < pp->batches * pp->trips; i++) {
 		while (__atomic_load_n(&pp->word, __ATOMIC_ACQUIRE) != 1)
-			futex_wait(&pp->word, 0);
+			bench_futex_wait(&pp->word, 0);
 		__atomic_store_n(&pp->word, 0, __ATOMIC_RELEASE);
-		futex_wake(&pp->word, 1);
+		bench_futex_wake(&pp->word, 1);
 	}
 	return NULL;
 }
@@ -505,21 +508,22 @@ static void *pingpong_a(void *arg)
 	uint64_t t0;
 	int b, i;
 
-	pin_cpu(0);
+	bench_pin_cpu(0);
 	for (b = 0; b < pp->batches; b++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < pp->trips; i++) {
 			__atomic_store_n(&pp->word, 1, __ATOMIC_RELEASE);
-			futex_wake(&pp->word, 1);
+			bench_futex_wake(&pp->word, 1);
 			while (__atomic_load_n(&pp->word, __ATOMIC_ACQUIRE))
-				futex_wait(&pp->word, 1);
+				bench_futex_wait(&pp->word, 1);
 		}
-		samples_add(&pp->ns, (double)(now_ns() - t0) / pp->trips);
+		bench_samples_add(&pp->ns,
+				  (double)(bench_now_ns() - t0) / pp->trips);
 	}
 	return NULL;
 }
 
-double futex_pingpong(int batches, int trips)
+double bench_futex_pingpong(int batches, int trips)
 {
 	struct pingpong pp = { .batches = batches, .trips = trips };
 	pthread_t a, b;
@@ -527,18 +531,18 @@ double futex_pingpong(int batches, int trips)
 
 	if (pthread_create(&b, NULL, pingpong_b, &pp) ||
 	    pthread_create(&a, NULL, pingpong_a, &pp))
-		die("pthread_create");
+		bench_die("pthread_create");
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	ns = samples_quantile(&pp.ns, 0.5);
-	samples_free(&pp.ns);
+	ns = bench_samples_quantile(&pp.ns, 0.5);
+	bench_samples_free(&pp.ns);
 	return ns;
 }
 
 /* 64 words a cache line apart, which nobody ever waits on. */
 static uint32_t nobody_words[64 * 16] __attribute__((aligned(64)));
 
-double futex_wake_nobody(int batches, int calls)
+double bench_futex_wake_nobody(int batches, int calls)
 {
 	struct samples ns = {};
 	uint64_t t0;
@@ -546,13 +550,13 @@ double futex_wake_nobody(int batches, int calls)
 	int b, i;
 
 	for (b = 0; b < batches; b++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < calls; i++)
-			futex_wake(&nobody_words[(i % 64) * 16], 1);
-		samples_add(&ns, (double)(now_ns() - t0) / calls);
+			bench_futex_wake(&nobody_words[(i % 64) * 16], 1);
+		bench_samples_add(&ns, (double)(bench_now_ns() - t0) / calls);
 	}
-	med = samples_quantile(&ns, 0.5);
-	samples_free(&ns);
+	med = bench_samples_quantile(&ns, 0.5);
+	bench_samples_free(&ns);
 	return med;
 }
 
@@ -561,13 +565,13 @@ double futex_wake_nobody(int batches, int calls)
  * back from RCU callbacks and workers for a while: let that finish
  * before timing anything else.
  */
-void quiesce(void)
+void bench_quiesce(void)
 {
-	slab_kb_settled();
+	bench_slab_kb_settled();
 	usleep(100 * 1000);
 }
 
-bool kernel_cmdline_has(const char *word)
+bool bench_kernel_cmdline_has(const char *word)
 {
 	char line[4096], *p;
 	size_t len = strlen(word);
@@ -575,7 +579,7 @@ bool kernel_cmdline_has(const char *word)
 
 	f = fopen("/proc/cmdline", "re");
 	if (!f || !fgets(line, sizeof(line), f))
-		die("read /proc/cmdline");
+		bench_die("read /proc/cmdline");
 	fclose(f);
 	for (p = line; (p = strstr(p, word)); p += len)
 		if ((p == line || p[-1] == ' ') &&
@@ -589,9 +593,9 @@ void bench_futex_arm(void *arg)
 {
 	struct bench_futex *f = arg;
 
-	if (pfs_futex_arm(f->fd, &f->word,
-			  __atomic_load_n(&f->word, __ATOMIC_ACQUIRE)))
-		die("arm the futex object");
+	if (bench_pfs_futex_arm(f->fd, &f->word,
+				__atomic_load_n(&f->word, __ATOMIC_ACQUIRE)))
+		bench_die("arm the futex object");
 }
 
 void bench_futex_fire(void *arg)
@@ -599,8 +603,8 @@ void bench_futex_fire(void *arg)
 	struct bench_futex *f = arg;
 
 	__atomic_add_fetch(&f->word, 1, __ATOMIC_RELEASE);
-	if (futex_wake(&f->word, 1) != 1)
-		die("FUTEX_WAKE did not count the armed object");
+	if (bench_futex_wake(&f->word, 1) != 1)
+		bench_die("FUTEX_WAKE did not count the armed object");
 }
 
 void bench_futex_consume(void *arg)
@@ -610,7 +614,7 @@ void bench_futex_consume(void *arg)
 
 	if (read(f->fd, &ev, sizeof(ev)) != sizeof(ev) ||
 	    ev.addr != (uintptr_t)&f->word)
-		die("read the futex object");
+		bench_die("read the futex object");
 }
 
 void bench_eventfd_fire(void *arg)
@@ -618,7 +622,7 @@ void bench_eventfd_fire(void *arg)
 	uint64_t one = 1;
 
 	if (write(*(int *)arg, &one, sizeof(one)) != sizeof(one))
-		die("write the eventfd");
+		bench_die("write the eventfd");
 }
 
 void bench_eventfd_consume(void *arg)
@@ -626,7 +630,7 @@ void bench_eventfd_consume(void *arg)
 	uint64_t count;
 
 	if (read(*(int *)arg, &count, sizeof(count)) != sizeof(count))
-		die("read the eventfd");
+		bench_die("read the eventfd");
 }
 
 int bench_timer_open(bool pollfs)
@@ -634,11 +638,11 @@ int bench_timer_open(bool pollfs)
 	int fd;
 
 	if (pollfs)
-		fd = pfs_timer(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		fd = bench_pfs_timer(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	else
 		fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (fd < 0)
-		die("create a %s", pollfs ? "pollfs timer" : "timerfd");
+		bench_die("create a %s", pollfs ? "pollfs timer" : "timerfd");
 	return fd;
 }
 
@@ -661,7 +665,7 @@ void bench_timer_arm(bool pollfs, int fd, uint64_t start, uint64_t period)
 	else
 		ret = timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
 	if (ret)
-		die("arm the timer");
+		bench_die("arm the timer");
 }
 
 static uint64_t timer_take(bool pollfs, int fd)
@@ -671,21 +675,21 @@ static uint64_t timer_take(bool pollfs, int fd)
 
 	if (pollfs) {
 		if (read(fd, &ev, sizeof(ev)) != sizeof(ev))
-			die("read the pollfs timer");
+			bench_die("read the pollfs timer");
 		return ev.expirations;
 	}
 	if (read(fd, &ticks, sizeof(ticks)) != sizeof(ticks))
-		die("read the timerfd");
+		bench_die("read the timerfd");
 	return ticks;
 }
 
-struct timer_run timer_run_summary(const struct samples *late,
-				   uint64_t cpu_ns, uint64_t expirations,
-				   int wakes)
+struct timer_run bench_timer_run_summary(const struct samples *late,
+					 uint64_t cpu_ns, uint64_t expirations,
+					 int wakes)
 {
 	struct timer_run r = {
-		.p50 = samples_quantile(late, 0.5),
-		.p99 = samples_quantile(late, 0.99),
+		.p50 = bench_samples_quantile(late, 0.5),
+		.p99 = bench_samples_quantile(late, 0.99),
 		.cpu = cpu_ns / 1e3 / wakes,
 		.per_wake = (double)expirations / wakes,
 	};
@@ -693,7 +697,7 @@ struct timer_run timer_run_summary(const struct samples *late,
 	return r;
 }
 
-struct timer_run timer_run(bool pollfs, uint64_t period, int expiries)
+struct timer_run bench_timer_run(bool pollfs, uint64_t period, int expiries)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	static struct samples late;
@@ -703,22 +707,22 @@ struct timer_run timer_run(bool pollfs, uint64_t period, int expiries)
 	fd = bench_timer_open(pollfs);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
-		die("epoll set-up");
-	samples_clear(&late);
-	start = now_ns() + 2 * period;
+		bench_die("epoll set-up");
+	bench_samples_clear(&late);
+	start = bench_now_ns() + 2 * period;
 	bench_timer_arm(pollfs, fd, start, period);
-	cpu = thread_cpu_ns();
+	cpu = bench_thread_cpu_ns();
 	while (total < (uint64_t)expiries) {
 		if (epoll_wait(ep, &ev, 1, 5000) != 1)
-			die("the timer did not fire for 5 s");
+			bench_die("the timer did not fire for 5 s");
 		total += timer_take(pollfs, fd);
-		t = now_ns();
+		t = bench_now_ns();
 		wakes++;
-		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
-							     period)) / 1e3);
+		bench_samples_add(&late, (double)(int64_t)(t - (start +
+				  (total - 1) * period)) / 1e3);
 	}
-	cpu = thread_cpu_ns() - cpu;
+	cpu = bench_thread_cpu_ns() - cpu;
 	close(ep);
 	close(fd);
-	return timer_run_summary(&late, cpu, total, wakes);
+	return bench_timer_run_summary(&late, cpu, total, wakes);
 }

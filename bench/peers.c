@@ -73,7 +73,7 @@ static void uring_init(struct io_uring *ring)
 
 	if (r) {
 		errno = -r;
-		die("io_uring_queue_init");
+		bench_die("io_uring_queue_init");
 	}
 }
 
@@ -99,7 +99,7 @@ static struct io_uring_sqe *get_sqe(struct io_uring *ring, uint64_t data)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 	if (!sqe)
-		die("io_uring_get_sqe: the submission queue is full");
+		bench_die("io_uring_get_sqe: the submission queue is full");
 	io_uring_sqe_set_data64(sqe, data);
 	return sqe;
 }
@@ -160,10 +160,10 @@ static void peer_fire(void *arg)
 	uint32_t *w = &p->words[p->next++ % p->nwords];
 
 	__atomic_add_fetch(w, 1, __ATOMIC_RELEASE);
-	futex_wake(w, 1);
+	bench_futex_wake(w, 1);
 }
 
-static void pollfs_consume(void *arg)
+static void watch_consume(void *arg)
 {
 	struct pollfs_futex_event ev[NWORDS];
 	struct peer *p = arg;
@@ -171,18 +171,18 @@ static void pollfs_consume(void *arg)
 
 	r = read(p->fd, ev, sizeof(ev));
 	if (r < (ssize_t)sizeof(ev[0]) || r % sizeof(ev[0]))
-		die("read the futex object: %zd", r);
+		bench_die("read the futex object: %zd", r);
 }
 
-static void pollfs_open(struct peer *p)
+static void watch_words(struct peer *p)
 {
 	struct pollfs_futex_event ev[NWORDS];
 	ssize_t len = p->nwords * sizeof(ev[0]);
 	int i;
 
-	p->fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	p->fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	if (p->fd < 0)
-		die("create a futex object");
+		bench_die("create a futex object");
 	for (i = 0; i < p->nwords; i++)
 		ev[i] = (struct pollfs_futex_event){
 			.addr = (uintptr_t)&p->words[i],
@@ -190,7 +190,7 @@ static void pollfs_open(struct peer *p)
 			.flags = POLLFS_FUTEX_WATCH,
 		};
 	if (write(p->fd, ev, len) != len)
-		die("watch %d futex words", p->nwords);
+		bench_die("watch %d futex words", p->nwords);
 }
 
 static void *helper_main(void *arg)
@@ -202,14 +202,14 @@ static void *helper_main(void *arg)
 	bool changed;
 	int i;
 
-	pin_cpu(0);
-	cpu = thread_cpu_ns();
+	bench_pin_cpu(0);
+	cpu = bench_thread_cpu_ns();
 	for (i = 0; i < p->nwords; i++)
 		seen[i] = __atomic_load_n(&p->words[i], __ATOMIC_ACQUIRE);
 	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		if (p->nwords == 1) {
-			futex_wait(&p->words[0], seen[0]);
+			bench_futex_wait(&p->words[0], seen[0]);
 		} else {
 			for (i = 0; i < NWORDS; i++)
 				wv[i] = (struct futex_waitv){
@@ -229,9 +229,9 @@ static void *helper_main(void *arg)
 		}
 		if (changed && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) &&
 		    write(p->fd, &one, sizeof(one)) != sizeof(one))
-			die("write the eventfd");
+			bench_die("write the eventfd");
 	}
-	p->helper_cpu = thread_cpu_ns() - cpu;
+	p->helper_cpu = bench_thread_cpu_ns() - cpu;
 	return NULL;
 }
 
@@ -239,11 +239,11 @@ static void fallback_start(struct peer *p)
 {
 	p->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (p->fd < 0)
-		die("eventfd");
+		bench_die("eventfd");
 	p->stop = false;
 	p->tid = 0;
 	if (pthread_create(&p->thread, NULL, helper_main, p))
-		die("pthread_create");
+		bench_die("pthread_create");
 	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
 		usleep(100);
 }
@@ -281,7 +281,7 @@ static bool uring_wait(void *arg, int timeout_ms)
 		return false;
 	if (r < 0) {
 		errno = -r;
-		die("io_uring_submit_and_wait_timeout");
+		bench_die("io_uring_submit_and_wait_timeout");
 	}
 	p->res = cqe->res;
 	io_uring_cqe_seen(&p->ring, cqe);
@@ -303,7 +303,7 @@ static void uring_consume(void *arg)
 	if (p->res == -EAGAIN)
 		return;
 	if (p->res < 0 || p->res >= p->nwords)
-		die("io_uring futex wait completed with %d", p->res);
+		bench_die("io_uring futex wait completed with %d", p->res);
 }
 
 static void eventfd_consume(void *arg)
@@ -332,7 +332,7 @@ static void wake_rows(const char *variant, int nwords, int reps, int n)
 		memset(&peers[k], 0, sizeof(peers[k]));
 		peers[k].nwords = nwords;
 	}
-	pollfs_open(&peers[POLLFS]);
+	watch_words(&peers[POLLFS]);
 	if (have_futex_ops)
 		uring_init(&peers[URING].ring);
 
@@ -349,7 +349,7 @@ static void wake_rows(const char *variant, int nwords, int reps, int n)
 			switch (kind) {
 			case POLLFS:
 				ops.fd = peers[kind].fd;
-				ops.consume = pollfs_consume;
+				ops.consume = watch_consume;
 				break;
 			case FALLBACK:
 				fallback_start(&peers[kind]);
@@ -363,18 +363,20 @@ static void wake_rows(const char *variant, int nwords, int reps, int n)
 				ops.consume = uring_consume;
 				break;
 			}
-			wake_run(&ops, n, &res);
+			bench_wake_run(&ops, n, &res);
 			if (kind == FALLBACK) {
 				fallback_stop(&peers[kind]);
 				extra = (double)peers[kind].helper_cpu / n;
 			}
-			samples_add(&p50[kind],
-				    samples_quantile(&res.lat, 0.5) / 1e3);
-			samples_add(&p99[kind],
-				    samples_quantile(&res.lat, 0.99) / 1e3);
-			samples_add(&wcpu[kind], (res.waiter_cpu + extra) / 1e3);
-			samples_add(&kcpu[kind], res.waker_cpu / 1e3);
-			samples_add(&threads[kind], kind == FALLBACK ? 2 : 1);
+			bench_samples_add(&p50[kind],
+				bench_samples_quantile(&res.lat, 0.5) / 1e3);
+			bench_samples_add(&p99[kind],
+				bench_samples_quantile(&res.lat, 0.99) / 1e3);
+			bench_samples_add(&wcpu[kind],
+					  (res.waiter_cpu + extra) / 1e3);
+			bench_samples_add(&kcpu[kind], res.waker_cpu / 1e3);
+			bench_samples_add(&threads[kind],
+					  kind == FALLBACK ? 2 : 1);
 		}
 		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
 	}
@@ -396,13 +398,13 @@ static void wake_rows(const char *variant, int nwords, int reps, int n)
 			     &threads[POLLFS], &threads[k], 0);
 	}
 	for (k = 0; k < KINDS; k++) {
-		samples_free(&p50[k]);
-		samples_free(&p99[k]);
-		samples_free(&wcpu[k]);
-		samples_free(&kcpu[k]);
-		samples_free(&threads[k]);
+		bench_samples_free(&p50[k]);
+		bench_samples_free(&p99[k]);
+		bench_samples_free(&wcpu[k]);
+		bench_samples_free(&kcpu[k]);
+		bench_samples_free(&threads[k]);
 	}
-	samples_free(&res.lat);
+	bench_samples_free(&res.lat);
 	close(peers[POLLFS].fd);
 	if (have_futex_ops)
 		io_uring_queue_exit(&peers[URING].ring);
@@ -437,15 +439,15 @@ static void *waker_main(void *arg)
 	struct timespec ts;
 	uint64_t t;
 
-	pin_cpu(1);
-	t = now_ns();
+	bench_pin_cpu(1);
+	t = bench_now_ns();
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		t += w->period;
 		ts.tv_sec = t / 1000000000;
 		ts.tv_nsec = t % 1000000000;
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		__atomic_add_fetch(&w->word, 1, __ATOMIC_RELEASE);
-		futex_wake(&w->word, 1);
+		bench_futex_wake(&w->word, 1);
 		__atomic_add_fetch(&w->fired, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -481,14 +483,14 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 		br = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (br == MAP_FAILED)
-			die("mmap the buffer ring");
+			bench_die("mmap the buffer ring");
 		reg.ring_addr = (uintptr_t)br;
 		reg.ring_entries = NBUFS;
 		reg.bgid = BGID;
 		r = io_uring_register_buf_ring(&ring, &reg, 0);
 		if (r) {
 			errno = -r;
-			die("io_uring_register_buf_ring");
+			bench_die("io_uring_register_buf_ring");
 		}
 		io_uring_buf_ring_init(br);
 		for (i = 0; i < NBUFS; i++)
@@ -498,9 +500,9 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 	}
 	switch (kind) {
 	case S_PFUTEX:
-		fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-		if (fd < 0 || pfs_futex_watch(fd, &w.word, w.word))
-			die("watch the futex word");
+		fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		if (fd < 0 || bench_pfs_futex_watch(fd, &w.word, w.word))
+			bench_die("watch the futex word");
 		prep_multishot(&ring, fd);
 		break;
 	case S_REFUTEX:
@@ -508,12 +510,13 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 		break;
 	default:
 		fd = bench_timer_open(kind == S_PTIMER);
-		bench_timer_arm(kind == S_PTIMER, fd, now_ns() + period, period);
+		bench_timer_arm(kind == S_PTIMER, fd, bench_now_ns() + period,
+				period);
 		prep_multishot(&ring, fd);
 		break;
 	}
 	if (futex && pthread_create(&thread, NULL, waker_main, &w))
-		die("pthread_create");
+		bench_die("pthread_create");
 
 	/*
 	 * A multishot read can complete many times per enter: the loop
@@ -525,9 +528,9 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 		wait_nr = 16;
 		ts.tv_nsec = 1000000;
 	}
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	end = t0 + secs * 1e9;
-	cpu = thread_cpu_ns();
+	cpu = bench_thread_cpu_ns();
 	for (;;) {
 		while (io_uring_peek_cqe(&ring, &cqe) == 0) {
 			r = cqe->res;
@@ -537,7 +540,7 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 				/* woken (0), or the word moved on (EAGAIN) */
 				if (r != 0 && r != -EAGAIN) {
 					errno = -r;
-					die("io_uring FUTEX_WAIT: %d", r);
+					bench_die("io_uring FUTEX_WAIT: %d", r);
 				}
 				events++;
 				prep_futex_wait(&ring, &w.word);
@@ -545,7 +548,7 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 			}
 			if (r > 0) {
 				if (!(flags & IORING_CQE_F_BUFFER))
-					die("a multishot read without a buffer");
+					bench_die("a multishot read without a buffer");
 				bid = flags >> IORING_CQE_BUFFER_SHIFT;
 				events++;
 				io_uring_buf_ring_add(br, bufs[bid], BUFSZ, bid,
@@ -553,26 +556,26 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 				io_uring_buf_ring_advance(br, 1);
 			} else if (r != -ENOBUFS) {
 				errno = -r;
-				die("multishot read of the %s: %d",
-				    kind == S_PFUTEX ? "futex object" :
-				    kind == S_PTIMER ? "pollfs timer" :
-				    "timerfd", r);
+				bench_die("multishot read of the %s: %d",
+					  kind == S_PFUTEX ? "futex object" :
+					  kind == S_PTIMER ? "pollfs timer" :
+					  "timerfd", r);
 			}
 			if (!(flags & IORING_CQE_F_MORE))
 				prep_multishot(&ring, fd);
 		}
-		if (now_ns() >= end)
+		if (bench_now_ns() >= end)
 			break;
 		enters++;
 		r = io_uring_submit_and_wait_timeout(&ring, &cqe, wait_nr, &ts,
 						     NULL);
 		if (r < 0 && r != -ETIME) {
 			errno = -r;
-			die("io_uring_submit_and_wait_timeout");
+			bench_die("io_uring_submit_and_wait_timeout");
 		}
 	}
-	cpu = thread_cpu_ns() - cpu;
-	t1 = now_ns();
+	cpu = bench_thread_cpu_ns() - cpu;
+	t1 = bench_now_ns();
 	if (futex) {
 		__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 		pthread_join(thread, NULL);
@@ -583,7 +586,7 @@ static struct stream_run stream_one(int kind, uint64_t period, double secs)
 	if (fd >= 0)
 		close(fd);
 	if (!events)
-		die("no event in %.2f s", secs);
+		bench_die("no event in %.2f s", secs);
 	out.cpu = cpu / 1e3 / events;
 	out.enters = (double)enters / events;
 	out.rate = events / ((t1 - t0) / 1e9);
@@ -603,12 +606,12 @@ static void stream_rows(const char *variant, int a, int b, const char *anchor,
 		for (k = 0; k < 2; k++) {
 			side = (i + k) % 2;
 			r = stream_one(side ? b : a, 100000, secs);
-			samples_add(&cpu[side], r.cpu);
-			samples_add(&sys[side], r.enters);
-			samples_add(&rate[side], r.rate);
-			samples_add(&off[side], r.offered);
+			bench_samples_add(&cpu[side], r.cpu);
+			bench_samples_add(&sys[side], r.enters);
+			bench_samples_add(&rate[side], r.rate);
+			bench_samples_add(&off[side], r.offered);
 		}
-		samples_add(&one, 1);
+		bench_samples_add(&one, 1);
 		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
 	}
 	bench_report("peers", variant, "CPU per event", "us", anchor,
@@ -622,12 +625,12 @@ static void stream_rows(const char *variant, int a, int b, const char *anchor,
 	bench_report("peers", variant, "offered per second", "1/s", anchor,
 		     &off[0], &off[1], 0);
 	for (k = 0; k < 2; k++) {
-		samples_free(&cpu[k]);
-		samples_free(&sys[k]);
-		samples_free(&rate[k]);
-		samples_free(&off[k]);
+		bench_samples_free(&cpu[k]);
+		bench_samples_free(&sys[k]);
+		bench_samples_free(&rate[k]);
+		bench_samples_free(&off[k]);
 	}
-	samples_free(&one);
+	bench_samples_free(&one);
 }
 
 int main(int argc, char **argv)

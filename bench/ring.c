@@ -107,11 +107,11 @@ static void ring_setup(struct ring *r, int fd, uint32_t entries)
 	memset(&r->p, 0, sizeof(r->p));
 	r->p.entries = entries;
 	if (ioctl(fd, POLLFS_IOC_RING, &r->p))
-		die("POLLFS_IOC_RING (a module of interface 1.2?)");
+		bench_die("POLLFS_IOC_RING (a module of interface 1.2?)");
 	map = mmap(NULL, r->p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   fd, 0);
 	if (map == MAP_FAILED)
-		die("mmap the ring");
+		bench_die("mmap the ring");
 	r->fd = fd;
 	r->map = map;
 	r->head = (uint32_t *)(map + r->p.off_head);
@@ -134,7 +134,7 @@ static uint32_t ring_take(struct ring *r, void *buf, uint32_t n)
 	size_t size = r->p.record_size;
 
 	if (ready > r->p.entries)
-		die("the ring's head is not a ring's");
+		bench_die("the ring's head is not a ring's");
 	if (ready > n)
 		ready = n;
 	for (uint32_t k = 0; k < ready; k++)
@@ -175,7 +175,7 @@ static int epoll_of(int fd)
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
-		die("epoll set-up");
+		bench_die("epoll set-up");
 	return ep;
 }
 
@@ -187,7 +187,7 @@ static void uring_init(struct io_uring *u)
 
 	if (r) {
 		errno = -r;
-		die("io_uring_queue_init");
+		bench_die("io_uring_queue_init");
 	}
 }
 
@@ -213,7 +213,7 @@ static struct io_uring_sqe *uring_sqe(struct io_uring *u)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(u);
 
 	if (!sqe)
-		die("io_uring_get_sqe: the submission queue is full");
+		bench_die("io_uring_get_sqe: the submission queue is full");
 	return sqe;
 }
 
@@ -247,7 +247,7 @@ static void counted_enter(struct io_uring *u, unsigned int nr, long ns)
 	r = io_uring_submit_and_wait_timeout(u, &cqe, nr, &ts, NULL);
 	if (r < 0 && r != -ETIME) {
 		errno = -r;
-		die("io_uring_submit_and_wait_timeout");
+		bench_die("io_uring_submit_and_wait_timeout");
 	}
 }
 
@@ -274,19 +274,19 @@ static void *waker_main(void *arg)
 	struct waker *w = arg;
 	uint64_t one = 1, cpu;
 
-	pin_cpu(1);
-	cpu = thread_cpu_ns();
+	bench_pin_cpu(1);
+	cpu = bench_thread_cpu_ns();
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		if (w->efd >= 0) {
 			if (write(w->efd, &one, sizeof(one)) != sizeof(one))
-				die("write the eventfd");
+				bench_die("write the eventfd");
 		} else {
 			__atomic_add_fetch(&w->word, 1, __ATOMIC_RELEASE);
-			futex_wake(&w->word, 1);
+			bench_futex_wake(&w->word, 1);
 		}
 		w->wakes++;
 	}
-	w->cpu = thread_cpu_ns() - cpu;
+	w->cpu = bench_thread_cpu_ns() - cpu;
 	return NULL;
 }
 
@@ -304,23 +304,23 @@ static void *helper_main(void *arg)
 	uint64_t one = 1, cpu;
 	uint32_t seen;
 
-	pin_cpu(0);
-	cpu = thread_cpu_ns();
+	bench_pin_cpu(0);
+	cpu = bench_thread_cpu_ns();
 	seen = __atomic_load_n(h->word, __ATOMIC_ACQUIRE);
 	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
 		uint32_t now;
 
 		calls++;
-		futex_wait(h->word, seen);
+		bench_futex_wait(h->word, seen);
 		now = __atomic_load_n(h->word, __ATOMIC_ACQUIRE);
 		if (now == seen)
 			continue;
 		seen = now;
 		calls++;
 		if (write(h->efd, &one, sizeof(one)) != sizeof(one))
-			die("write the eventfd");
+			bench_die("write the eventfd");
 	}
-	h->cpu = thread_cpu_ns() - cpu;
+	h->cpu = bench_thread_cpu_ns() - cpu;
 	h->calls = calls;
 	return NULL;
 }
@@ -351,20 +351,20 @@ static struct stream_result futex_stream(int method, double secs)
 	switch (method) {
 	case M_RING:
 	case M_READ:
-		fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 		if (fd < 0)
-			die("create a futex object");
+			bench_die("create a futex object");
 		if (method == M_RING)
 			ring_setup(&r, fd, ENTRIES);
-		if (pfs_futex_watch(fd, &w.word, w.word))
-			die("watch the futex word");
+		if (bench_pfs_futex_watch(fd, &w.word, w.word))
+			bench_die("watch the futex word");
 		ep = epoll_of(fd);
 		break;
 	case M_EVENTFD:
 	case M_FALLBACK:
 		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (fd < 0)
-			die("eventfd");
+			bench_die("eventfd");
 		ep = epoll_of(fd);
 		if (method == M_EVENTFD) {
 			w.efd = fd;
@@ -372,7 +372,7 @@ static struct stream_result futex_stream(int method, double secs)
 		}
 		h.efd = fd;
 		if (pthread_create(&helper, NULL, helper_main, &h))
-			die("pthread_create");
+			bench_die("pthread_create");
 		break;
 	case M_URING:
 		uring_init(&u);
@@ -380,12 +380,12 @@ static struct stream_result futex_stream(int method, double secs)
 		break;
 	}
 	if (pthread_create(&waker, NULL, waker_main, &w))
-		die("pthread_create");
+		bench_die("pthread_create");
 
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	end = t0 + secs * 1e9;
-	cpu = thread_cpu_ns();
-	while (now_ns() < end) {
+	cpu = bench_thread_cpu_ns();
+	while (bench_now_ns() < end) {
 		switch (method) {
 		case M_RING:
 			n = ring_take(&r, recs, BATCH);
@@ -423,7 +423,7 @@ static struct stream_result futex_stream(int method, double secs)
 				/* woken (0) or the word moved on (EAGAIN) */
 				if (cqe->res != 0 && cqe->res != -EAGAIN) {
 					errno = -cqe->res;
-					die("io_uring FUTEX_WAIT");
+					bench_die("io_uring FUTEX_WAIT");
 				}
 				io_uring_cqe_seen(&u, cqe);
 				events++;
@@ -436,14 +436,14 @@ static struct stream_result futex_stream(int method, double secs)
 		}
 		}
 	}
-	cpu = thread_cpu_ns() - cpu;
-	t1 = now_ns();
+	cpu = bench_thread_cpu_ns() - cpu;
+	t1 = bench_now_ns();
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 	pthread_join(waker, NULL);
 	if (method == M_FALLBACK) {
 		__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&w.word, 1, __ATOMIC_RELEASE);
-		futex_wake(&w.word, 1);
+		bench_futex_wake(&w.word, 1);
 		pthread_join(helper, NULL);
 		cpu += h.cpu;
 		calls += h.calls;
@@ -457,7 +457,7 @@ static struct stream_result futex_stream(int method, double secs)
 	if (method == M_URING)
 		io_uring_queue_exit(&u);
 	if (!events)
-		die("%s: no event in %.2f s", method_name[method], secs);
+		bench_die("%s: no event in %.2f s", method_name[method], secs);
 	out.cpu = cpu / 1e3 / events;
 	out.calls = (double)calls / events;
 	out.waker_cpu = w.cpu / 1e3 / (w.wakes ? w.wakes : 1);
@@ -501,12 +501,12 @@ static struct stream_result timer_stream(int method, uint64_t period,
 		br = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (br == MAP_FAILED)
-			die("mmap the buffer ring");
+			bench_die("mmap the buffer ring");
 		reg.ring_addr = (uintptr_t)br;
 		n = io_uring_register_buf_ring(&u, &reg, 0);
 		if (n) {
 			errno = -n;
-			die("io_uring_register_buf_ring");
+			bench_die("io_uring_register_buf_ring");
 		}
 		io_uring_buf_ring_init(br);
 		for (n = 0; n < NBUFS; n++)
@@ -518,12 +518,12 @@ static struct stream_result timer_stream(int method, uint64_t period,
 		ep = epoll_of(fd);
 	}
 	bench_timer_arm(method == T_RING || method == T_READ, fd,
-			now_ns() + period, period);
+			bench_now_ns() + period, period);
 
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	end = t0 + secs * 1e9;
-	cpu = thread_cpu_ns();
-	while (now_ns() < end) {
+	cpu = bench_thread_cpu_ns();
+	while (bench_now_ns() < end) {
 		switch (method) {
 		case T_RING:
 			n = ring_take(&r, recs, BATCH);
@@ -578,7 +578,7 @@ static struct stream_result timer_stream(int method, uint64_t period,
 					io_uring_buf_ring_advance(br, 1);
 				} else if (res != -ENOBUFS) {
 					errno = res < 0 ? -res : EIO;
-					die("the timerfd's multishot read");
+					bench_die("the timerfd's multishot read");
 				}
 				if (!(flags & IORING_CQE_F_MORE))
 					queue_multishot(&u, fd);
@@ -590,8 +590,8 @@ static struct stream_result timer_stream(int method, uint64_t period,
 		}
 		}
 	}
-	cpu = thread_cpu_ns() - cpu;
-	t1 = now_ns();
+	cpu = bench_thread_cpu_ns() - cpu;
+	t1 = bench_now_ns();
 	if (method == T_RING)
 		ring_close(&r);
 	else
@@ -603,7 +603,7 @@ static struct stream_result timer_stream(int method, uint64_t period,
 		munmap(br, 4096);
 	}
 	if (!events)
-		die("%s: no event in %.2f s", tmethod_name[method], secs);
+		bench_die("%s: no event in %.2f s", tmethod_name[method], secs);
 	out.cpu = cpu / 1e3 / events;
 	out.calls = (double)calls / events;
 	out.waker_cpu = 0;
@@ -621,22 +621,22 @@ struct stream_samples {
 
 static void stream_add(struct stream_samples *s, const struct stream_result *r)
 {
-	samples_add(&s->cpu, r->cpu);
-	samples_add(&s->calls, r->calls);
-	samples_add(&s->waker, r->waker_cpu);
-	samples_add(&s->rate, r->rate);
-	samples_add(&s->offered, r->offered);
-	samples_add(&s->per, r->per_event);
+	bench_samples_add(&s->cpu, r->cpu);
+	bench_samples_add(&s->calls, r->calls);
+	bench_samples_add(&s->waker, r->waker_cpu);
+	bench_samples_add(&s->rate, r->rate);
+	bench_samples_add(&s->offered, r->offered);
+	bench_samples_add(&s->per, r->per_event);
 }
 
 static void stream_free(struct stream_samples *s)
 {
-	samples_free(&s->cpu);
-	samples_free(&s->calls);
-	samples_free(&s->waker);
-	samples_free(&s->rate);
-	samples_free(&s->offered);
-	samples_free(&s->per);
+	bench_samples_free(&s->cpu);
+	bench_samples_free(&s->calls);
+	bench_samples_free(&s->waker);
+	bench_samples_free(&s->rate);
+	bench_samples_free(&s->offered);
+	bench_samples_free(&s->per);
 }
 
 static void futex_stream_rows(int reps, double secs)
@@ -658,7 +658,7 @@ static void futex_stream_rows(int reps, double secs)
 
 			stream_add(&s[m], &r);
 		}
-		samples_add(&one, 1);
+		bench_samples_add(&one, 1);
 		bench_progress("busy futex stream: repetition %d/%d", i + 1,
 			       reps);
 	}
@@ -686,7 +686,7 @@ static void futex_stream_rows(int reps, double secs)
 	}
 	for (k = 0; k < METHODS; k++)
 		stream_free(&s[k]);
-	samples_free(&one);
+	bench_samples_free(&one);
 }
 
 static void timer_stream_rows(int reps, double secs)
@@ -741,7 +741,7 @@ static void ring_futex_consume(void *arg)
 
 	if (ring_take(&rf->r, &ev, 1) != 1 ||
 	    ev.addr != (uintptr_t)&rf->f.word)
-		die("no record in the ring after the wake-up");
+		bench_die("no record in the ring after the wake-up");
 }
 
 static void futex_latency_rows(int reps, int n)
@@ -753,14 +753,14 @@ static void futex_latency_rows(int reps, int n)
 	struct wake_ops ops[2];
 	int i, k, side;
 
-	rf.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-	plain.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	rf.f.fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	plain.fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	if (rf.f.fd < 0 || plain.fd < 0)
-		die("create the futex objects");
+		bench_die("create the futex objects");
 	ring_setup(&rf.r, rf.f.fd, 64);
-	if (pfs_futex_watch(rf.f.fd, &rf.f.word, rf.f.word) ||
-	    pfs_futex_watch(plain.fd, &plain.word, plain.word))
-		die("watch the futex words");
+	if (bench_pfs_futex_watch(rf.f.fd, &rf.f.word, rf.f.word) ||
+	    bench_pfs_futex_watch(plain.fd, &plain.word, plain.word))
+		bench_die("watch the futex words");
 	ops[0] = (struct wake_ops){
 		.fd = rf.f.fd, .fire = bench_futex_fire,
 		.consume = ring_futex_consume, .arg = &rf,
@@ -772,13 +772,13 @@ static void futex_latency_rows(int reps, int n)
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < 2; k++) {
 			side = (i + k) % 2;
-			wake_run(&ops[side], n, &res);
-			samples_add(&p50[side],
-				    samples_quantile(&res.lat, 0.5) / 1e3);
-			samples_add(&p99[side],
-				    samples_quantile(&res.lat, 0.99) / 1e3);
-			samples_add(&wcpu[side], res.waiter_cpu / 1e3);
-			samples_add(&kcpu[side], res.waker_cpu / 1e3);
+			bench_wake_run(&ops[side], n, &res);
+			bench_samples_add(&p50[side],
+				bench_samples_quantile(&res.lat, 0.5) / 1e3);
+			bench_samples_add(&p99[side],
+				bench_samples_quantile(&res.lat, 0.99) / 1e3);
+			bench_samples_add(&wcpu[side], res.waiter_cpu / 1e3);
+			bench_samples_add(&kcpu[side], res.waker_cpu / 1e3);
 		}
 		bench_progress("sleeping futex consumer: repetition %d/%d",
 			       i + 1, reps);
@@ -794,12 +794,12 @@ static void futex_latency_rows(int reps, int n)
 		     "waker CPU per wake-up", "us", "epoll+read", &kcpu[0],
 		     &kcpu[1], 0);
 	for (k = 0; k < 2; k++) {
-		samples_free(&p50[k]);
-		samples_free(&p99[k]);
-		samples_free(&wcpu[k]);
-		samples_free(&kcpu[k]);
+		bench_samples_free(&p50[k]);
+		bench_samples_free(&p99[k]);
+		bench_samples_free(&wcpu[k]);
+		bench_samples_free(&kcpu[k]);
 	}
-	samples_free(&res.lat);
+	bench_samples_free(&res.lat);
 	ring_close(&rf.r);
 	close(plain.fd);
 }
@@ -807,7 +807,7 @@ static void futex_latency_rows(int reps, int n)
 /*
  * A periodic timer with a ring the consumer sleeps on in epoll_wait:
  * how late after the latest expiry it counted the consumer has its
- * records, as timer_run() measures a read.
+ * records, as bench_timer_run() measures a read.
  */
 static struct timer_run ring_timer_run(uint64_t period, int expiries)
 {
@@ -820,15 +820,15 @@ static struct timer_run ring_timer_run(uint64_t period, int expiries)
 	fd = bench_timer_open(true);
 	ring_setup(&r, fd, 64);
 	ep = epoll_of(fd);
-	samples_clear(&late);
-	start = now_ns() + 2 * period;
+	bench_samples_clear(&late);
+	start = bench_now_ns() + 2 * period;
 	bench_timer_arm(true, fd, start, period);
-	cpu = thread_cpu_ns();
+	cpu = bench_thread_cpu_ns();
 	while (total < (uint64_t)expiries) {
 		uint32_t n;
 
 		if (counted_epoll_wait(ep, 5000) != 1)
-			die("the timer did not fire for 5 s");
+			bench_die("the timer did not fire for 5 s");
 		n = ring_take(&r, recs, 64);
 		if (!n && ring_overflow(&r)) {
 			ssize_t got = counted_read(fd, recs, sizeof(recs));
@@ -839,15 +839,15 @@ static struct timer_run ring_timer_run(uint64_t period, int expiries)
 			continue;
 		for (uint32_t i = 0; i < n; i++)
 			total += recs[i].expirations;
-		t = now_ns();
+		t = bench_now_ns();
 		wakes++;
-		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
-							     period)) / 1e3);
+		bench_samples_add(&late, (double)(int64_t)(t - (start +
+				  (total - 1) * period)) / 1e3);
 	}
-	cpu = thread_cpu_ns() - cpu;
+	cpu = bench_thread_cpu_ns() - cpu;
 	close(ep);
 	ring_close(&r);
-	return timer_run_summary(&late, cpu, total, wakes);
+	return bench_timer_run_summary(&late, cpu, total, wakes);
 }
 
 static void timer_latency_rows(int reps, int expiries)
@@ -859,12 +859,12 @@ static void timer_latency_rows(int reps, int expiries)
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < 2; k++) {
 			side = (i + k) % 2;
-			t = side ? timer_run(true, 100000, expiries) :
+			t = side ? bench_timer_run(true, 100000, expiries) :
 				   ring_timer_run(100000, expiries);
-			samples_add(&p50[side], t.p50);
-			samples_add(&p99[side], t.p99);
-			samples_add(&cpu[side], t.cpu);
-			samples_add(&per[side], t.per_wake);
+			bench_samples_add(&p50[side], t.p50);
+			bench_samples_add(&p99[side], t.p99);
+			bench_samples_add(&cpu[side], t.cpu);
+			bench_samples_add(&per[side], t.per_wake);
 		}
 		bench_progress("sleeping timer consumer: repetition %d/%d",
 			       i + 1, reps);
@@ -880,10 +880,10 @@ static void timer_latency_rows(int reps, int expiries)
 		     "expirations per wake-up", "count", "epoll+read", &per[0],
 		     &per[1], 0);
 	for (k = 0; k < 2; k++) {
-		samples_free(&p50[k]);
-		samples_free(&p99[k]);
-		samples_free(&cpu[k]);
-		samples_free(&per[k]);
+		bench_samples_free(&p50[k]);
+		bench_samples_free(&p99[k]);
+		bench_samples_free(&cpu[k]);
+		bench_samples_free(&per[k]);
 	}
 }
 
@@ -894,7 +894,7 @@ int main(int argc, char **argv)
 	if (!have_futex_wait || !have_multishot)
 		bench_progress("no IORING_OP_FUTEX_WAIT or READ_MULTISHOT "
 			       "(6.7+): no io_uring rows");
-	pin_cpu(0);
+	bench_pin_cpu(0);
 	if (bench_quick) {
 		futex_stream_rows(3, 0.15);
 		timer_stream_rows(3, 0.15);

@@ -67,28 +67,28 @@ static int live_open(bool pollfs, int kind)
 	switch (kind) {
 	case 0:
 		if (pollfs) {
-			fd = pfs_timer(FLAGS);
+			fd = bench_pfs_timer(FLAGS);
 			if (fd >= 0 &&
 			    write(fd, &later, sizeof(later)) != sizeof(later))
-				die("arm a timer");
+				bench_die("arm a timer");
 		} else {
 			fd = timerfd_create(CLOCK_MONOTONIC,
 					    TFD_NONBLOCK | TFD_CLOEXEC);
 			if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL))
-				die("arm a timerfd");
+				bench_die("arm a timerfd");
 		}
 		return fd;
 	case 1:
-		return pollfs ? pfs_futex(FLAGS) :
+		return pollfs ? bench_pfs_futex(FLAGS) :
 				eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	case 2:
 		if (pollfs)
-			return pfs_signal(1ull << (SIGRTMIN - 1), FLAGS);
+			return bench_pfs_signal(1ull << (SIGRTMIN - 1), FLAGS);
 		sigemptyset(&mask);
 		sigaddset(&mask, SIGRTMIN);
 		return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	default:
-		return pollfs ? pfs_aio(aio_ctx, FLAGS) :
+		return pollfs ? bench_pfs_aio(aio_ctx, FLAGS) :
 				eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	}
 }
@@ -100,8 +100,8 @@ static void live_resize(struct live *l, int target)
 	while (l->n < target) {
 		l->fd[l->n] = live_open(l->pollfs, l->n % 4);
 		if (l->fd[l->n] < 0)
-			die("create live %s %d", l->pollfs ? "object" : "fd",
-			    l->n);
+			bench_die("create live %s %d",
+				  l->pollfs ? "object" : "fd", l->n);
 		l->n++;
 	}
 }
@@ -150,12 +150,12 @@ static void part_live(void)
 	for (side = 0; side < SIDES; side++) {
 		live[side].fd = calloc(100000, sizeof(int));
 		if (!live[side].fd)
-			die("out of memory");
+			bench_die("out of memory");
 	}
-	f.fd = pfs_futex(FLAGS);
+	f.fd = bench_pfs_futex(FLAGS);
 	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (f.fd < 0 || efd < 0)
-		die("create the futex object and the eventfd");
+		bench_die("create the futex object and the eventfd");
 	ops[POLLFS] = (struct wake_ops){
 		.fd = f.fd, .arm = bench_futex_arm, .fire = bench_futex_fire,
 		.consume = bench_futex_consume, .arg = &f,
@@ -168,20 +168,21 @@ static void part_live(void)
 	for (l = 0; l < nlevels; l++) {
 		live_resize(&live[POLLFS], levels[l]);
 		live_resize(&live[STOCK], levels[l]);
-		quiesce();
+		bench_quiesce();
 		idx = levels[l] == 1 ? 0 : levels[l] == 1000 ? 1 : 2;
 		for (v = 0; v < per_visit; v++) {
 			for (k = 0; k < SIDES; k++) {
 				side = (l + v + k) % SIDES;	/* A B B A */
 				at = side * 3 + idx;
-				wake_run(&ops[side], wakes, &res);
-				samples_add(&lat[at],
-					    samples_quantile(&res.lat, 0.5) / 1e3);
-				samples_add(&wcpu[at], res.waiter_cpu / 1e3);
-				tr = timer_run(side == POLLFS, 1000000,
-					       expiries);
-				samples_add(&tlate[at], tr.p50);
-				samples_add(&tcpu[at], tr.cpu);
+				bench_wake_run(&ops[side], wakes, &res);
+				bench_samples_add(&lat[at],
+					bench_samples_quantile(&res.lat, 0.5) / 1e3);
+				bench_samples_add(&wcpu[at],
+						  res.waiter_cpu / 1e3);
+				tr = bench_timer_run(side == POLLFS, 1000000,
+						     expiries);
+				bench_samples_add(&tlate[at], tr.p50);
+				bench_samples_add(&tcpu[at], tr.cpu);
 			}
 		}
 		bench_progress("live files: N=%d", levels[l]);
@@ -203,7 +204,7 @@ static void part_live(void)
 		live_report(names[idx], "timer CPU per wake-up", "timerfd",
 			    tcpu, idx);
 	}
-	samples_free(&res.lat);
+	bench_samples_free(&res.lat);
 }
 
 /* Part 2: armed futex objects, or blocked threads, on words[0..n). */
@@ -219,10 +220,10 @@ static void armed_resize(int target)
 	while (narmed > target)
 		close(armed[--narmed]);
 	while (narmed < target) {
-		armed[narmed] = pfs_futex(FLAGS);
+		armed[narmed] = bench_pfs_futex(FLAGS);
 		if (armed[narmed] < 0 ||
-		    pfs_futex_arm(armed[narmed], &words[narmed], 0))
-			die("arm futex object %d", narmed);
+		    bench_pfs_futex_arm(armed[narmed], &words[narmed], 0))
+			bench_die("arm futex object %d", narmed);
 		narmed++;
 	}
 }
@@ -240,7 +241,7 @@ static void *blocked_thread(void *arg)
 
 	__atomic_store_n(&b->tid, gettid(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(b->word, __ATOMIC_ACQUIRE))
-		futex_wait(b->word, 0);
+		bench_futex_wait(b->word, 0);
 	return NULL;
 }
 
@@ -271,7 +272,7 @@ static void threads_start(int n)
 		blocked[i] = (struct blocked){ .word = &words[i] };
 		if (pthread_create(&threads[i], &attr, blocked_thread,
 				   &blocked[i]))
-			die("start blocked thread %d", i);
+			bench_die("start blocked thread %d", i);
 	}
 	pthread_attr_destroy(&attr);
 	nthreads = n;
@@ -287,7 +288,7 @@ static void threads_stop(void)
 
 	for (i = 0; i < nthreads; i++) {
 		__atomic_store_n(&words[i], 1, __ATOMIC_RELEASE);
-		futex_wake(&words[i], 1);
+		bench_futex_wake(&words[i], 1);
 	}
 	for (i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
@@ -345,7 +346,7 @@ static void part_hash(void)
 	threads = calloc(small_n, sizeof(*threads));
 	blocked = calloc(small_n, sizeof(*blocked));
 	if (!words || !armed || !threads || !blocked)
-		die("out of memory");
+		bench_die("out of memory");
 	snprintf(names[F0], sizeof(names[F0]), "0 armed");
 	snprintf(names[F1K], sizeof(names[F1K]), "%d armed futex objects",
 		 small_n);
@@ -354,18 +355,18 @@ static void part_hash(void)
 	snprintf(names[F100K], sizeof(names[F100K]),
 		 "%d armed futex objects", big);
 
-	pin_cpu(0);
+	bench_pin_cpu(0);
 	for (c = 0; c < cycles + !bench_quick; c++) {
 		levels = c < cycles ? small : large;
 		nlevels = c < cycles ? 6 : 4;
 		for (l = 0; l < nlevels; l++) {
 			hash_set(levels[l], big);
-			quiesce();
-			futex_pingpong(2, 100);
-			samples_add(&pp[levels[l]],
-				    futex_pingpong(batches, 100) / 1e3);
-			samples_add(&nobody[levels[l]],
-				    futex_wake_nobody(batches, 500) / 1e3);
+			bench_quiesce();
+			bench_futex_pingpong(2, 100);
+			bench_samples_add(&pp[levels[l]],
+				bench_futex_pingpong(batches, 100) / 1e3);
+			bench_samples_add(&nobody[levels[l]],
+				bench_futex_wake_nobody(batches, 500) / 1e3);
 			bench_progress("futex hash: %s: ping-pong %.2f us, FUTEX_WAKE %.2f us",
 				       names[levels[l]],
 				       pp[levels[l]].v[pp[levels[l]].n - 1],
@@ -399,9 +400,9 @@ static void part_hash(void)
 int main(int argc, char **argv)
 {
 	bench_init(argc, argv, "scale");
-	raise_nofile(210000);
+	bench_raise_nofile(210000);
 	if (syscall(SYS_io_setup, 8, &aio_ctx))
-		die("io_setup");
+		bench_die("io_setup");
 	part_live();
 	part_hash();
 	syscall(SYS_io_destroy, aio_ctx);

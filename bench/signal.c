@@ -36,7 +36,7 @@ static void sender(int go, pid_t to, int n)
 	char c;
 	int i;
 
-	pin_cpu(0);
+	bench_pin_cpu(0);
 	if (read(go, &c, 1) != 1)
 		_exit(1);
 	for (i = 0; i < n; i++) {
@@ -66,53 +66,54 @@ static struct run run_one(bool pollfs, int n)
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);
 	if (pollfs)
-		fd = pfs_signal(1ull << (SIGRTMIN - 1),
-				POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		fd = bench_pfs_signal(1ull << (SIGRTMIN - 1),
+				      POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	else
 		fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fd < 0)
-		die("create a %s", pollfs ? "pollfs signal object" : "signalfd");
+		bench_die("create a %s",
+			  pollfs ? "pollfs signal object" : "signalfd");
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
-		die("epoll set-up");
+		bench_die("epoll set-up");
 	if (pipe(go))
-		die("pipe");
+		bench_die("pipe");
 	child = fork();
 	if (child < 0)
-		die("fork");
+		bench_die("fork");
 	if (!child)
 		sender(go[0], getppid(), n);
 	close(go[0]);
 
-	t0 = now_ns();
-	cpu = thread_cpu_ns();
+	t0 = bench_now_ns();
+	cpu = bench_thread_cpu_ns();
 	if (write(go[1], "g", 1) != 1)
-		die("start the sender");
+		bench_die("start the sender");
 	while (got < n) {
 		waits++;
 		if (epoll_wait(ep, &ev, 1, 10000) != 1)
-			die("no signal for 10 s after %d", got);
+			bench_die("no signal for 10 s after %d", got);
 		do {
 			reads++;
 			len = read(fd, buf, sizeof(buf));
 			if (len < 0 && errno == EAGAIN)
 				break;
 			if (len <= 0 || len % sizeof(buf[0]))
-				die("read returned %zd", len);
+				bench_die("read returned %zd", len);
 			k = len / sizeof(buf[0]);
 			for (i = 0; i < k; i++, got++)
 				if (buf[i].psi_signo != (uint32_t)SIGRTMIN ||
 				    buf[i].psi_int != got)
-					die("record %d: signal %u value %d",
-					    got, buf[i].psi_signo,
-					    buf[i].psi_int);
+					bench_die("record %d: signal %u value %d",
+						  got, buf[i].psi_signo,
+						  buf[i].psi_int);
 		} while (k == BATCH);
 	}
-	cpu = thread_cpu_ns() - cpu;
-	r.wall = (now_ns() - t0) / 1e3 / n;
+	cpu = bench_thread_cpu_ns() - cpu;
+	r.wall = (bench_now_ns() - t0) / 1e3 / n;
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
-		die("the sender failed");
+		bench_die("the sender failed");
 	close(go[1]);
 	close(ep);
 	close(fd);
@@ -135,20 +136,20 @@ int main(int argc, char **argv)
 	bench_init(argc, argv, "signal");
 	n = bench_quick ? 3000 : 25000;
 	reps = bench_quick ? 2 : 32;
-	pin_cpu(1);
+	bench_pin_cpu(1);
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		die("sigprocmask");
+		bench_die("sigprocmask");
 
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < 2; k++) {
 			pollfs = (i + k) % 2 == 0;
 			r = run_one(pollfs, n);
-			samples_add(&wall[pollfs], r.wall);
-			samples_add(&cpu[pollfs], r.cpu);
-			samples_add(&reads[pollfs], r.reads);
-			samples_add(&calls[pollfs], r.calls);
+			bench_samples_add(&wall[pollfs], r.wall);
+			bench_samples_add(&cpu[pollfs], r.cpu);
+			bench_samples_add(&reads[pollfs], r.reads);
+			bench_samples_add(&calls[pollfs], r.calls);
 		}
 		bench_progress("%d signals: repetition %d/%d", n, i + 1, reps);
 	}

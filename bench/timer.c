@@ -25,11 +25,11 @@ static void bench_period(const char *variant, uint64_t period, int expiries,
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < 2; k++) {
 			pollfs = (i + k) % 2 == 0;	/* A B, B A, ... */
-			r = timer_run(pollfs, period, expiries);
-			samples_add(&p50[pollfs], r.p50);
-			samples_add(&p99[pollfs], r.p99);
-			samples_add(&cpu[pollfs], r.cpu);
-			samples_add(&per[pollfs], r.per_wake);
+			r = bench_timer_run(pollfs, period, expiries);
+			bench_samples_add(&p50[pollfs], r.p50);
+			bench_samples_add(&p99[pollfs], r.p99);
+			bench_samples_add(&cpu[pollfs], r.cpu);
+			bench_samples_add(&per[pollfs], r.per_wake);
 		}
 		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
 	}
@@ -42,17 +42,17 @@ static void bench_period(const char *variant, uint64_t period, int expiries,
 	bench_report("timer", variant, "expirations per wake-up", "count",
 		     "timerfd", &per[1], &per[0], 0);
 	for (k = 0; k < 2; k++) {
-		samples_free(&p50[k]);
-		samples_free(&p99[k]);
-		samples_free(&cpu[k]);
-		samples_free(&per[k]);
+		bench_samples_free(&p50[k]);
+		bench_samples_free(&p99[k]);
+		bench_samples_free(&cpu[k]);
+		bench_samples_free(&per[k]);
 	}
 }
 
 int main(int argc, char **argv)
 {
 	bench_init(argc, argv, "timer");
-	pin_cpu(1);
+	bench_pin_cpu(1);
 	if (bench_quick) {
 		bench_period("1ms", 1000000, 60, 4);
 		bench_period("100us", 100000, 300, 4);

@@ -54,13 +54,13 @@ static void ring_init(void)
 
 	if (r) {
 		errno = -r;
-		die("io_uring_queue_init");
+		bench_die("io_uring_queue_init");
 	}
 	/* a timeout without an extra request; the skipped arm completion */
 	errno = ENOSYS;
 	if (!(ring.features & IORING_FEAT_EXT_ARG) ||
 	    !(ring.features & IORING_FEAT_CQE_SKIP))
-		die("io_uring without IORING_FEAT_EXT_ARG or _CQE_SKIP");
+		bench_die("io_uring without IORING_FEAT_EXT_ARG or _CQE_SKIP");
 }
 
 static struct io_uring_sqe *ring_sqe(uint64_t data)
@@ -68,7 +68,7 @@ static struct io_uring_sqe *ring_sqe(uint64_t data)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
 	if (!sqe)
-		die("io_uring_get_sqe: the submission queue is full");
+		bench_die("io_uring_get_sqe: the submission queue is full");
 	io_uring_sqe_set_data64(sqe, data);
 	return sqe;
 }
@@ -97,14 +97,14 @@ static bool ring_wait(int timeout_ms, int *res)
 		return false;
 	if (r < 0) {
 		errno = -r;
-		die("io_uring_submit_and_wait_timeout");
+		bench_die("io_uring_submit_and_wait_timeout");
 	}
 	*res = cqe->res;
 	data = io_uring_cqe_get_data64(cqe);
 	io_uring_cqe_seen(&ring, cqe);
 	if (data != REQ_READ) {
 		errno = *res < 0 ? -*res : 0;
-		die("io_uring: the arming write completed with %d", *res);
+		bench_die("io_uring: the arming write completed with %d", *res);
 	}
 	return true;
 }
@@ -155,7 +155,7 @@ static void uring_futex_consume(void *arg)
 
 	errno = u->res < 0 ? -u->res : 0;
 	if (u->res != sizeof(u->ev) || u->ev.addr != (uintptr_t)&u->f.word)
-		die("io_uring read of the futex object: %d", u->res);
+		bench_die("io_uring read of the futex object: %d", u->res);
 }
 
 struct uring_eventfd {
@@ -183,7 +183,7 @@ static void uring_eventfd_fire(void *arg)
 	uint64_t one = 1;
 
 	if (write(u->fd, &one, sizeof(one)) != sizeof(one))
-		die("write the eventfd");
+		bench_die("write the eventfd");
 }
 
 static void uring_eventfd_consume(void *arg)
@@ -192,7 +192,7 @@ static void uring_eventfd_consume(void *arg)
 
 	errno = u->res < 0 ? -u->res : 0;
 	if (u->res != sizeof(u->count) || u->count != 1)
-		die("io_uring read of the eventfd: %d", u->res);
+		bench_die("io_uring read of the eventfd: %d", u->res);
 }
 
 enum { EVENTFD, ARMED, WATCHED, KINDS };
@@ -222,13 +222,13 @@ static void bench_futex_uring(int reps, int n)
 	struct wake_ops ops[KINDS];
 	int i, k, kind;
 
-	uf.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-	uw.f.fd = pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	uf.f.fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	uw.f.fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	ue.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (uf.f.fd < 0 || uw.f.fd < 0 || ue.fd < 0)
-		die("create the futex objects and the eventfd");
-	if (pfs_futex_watch(uw.f.fd, &uw.f.word, uw.f.word))
-		die("watch the futex word");
+		bench_die("create the futex objects and the eventfd");
+	if (bench_pfs_futex_watch(uw.f.fd, &uw.f.word, uw.f.word))
+		bench_die("watch the futex word");
 	ops[ARMED] = (struct wake_ops){
 		.fd = uf.f.fd, .arm = uring_futex_arm,
 		.wait = uring_futex_wait, .fire = uring_futex_fire,
@@ -248,13 +248,13 @@ static void bench_futex_uring(int reps, int n)
 	for (i = 0; i < reps; i++) {
 		for (k = 0; k < KINDS; k++) {
 			kind = (i + k) % KINDS;
-			wake_run(&ops[kind], n, &res);
-			samples_add(&p50[kind],
-				    samples_quantile(&res.lat, 0.5) / 1e3);
-			samples_add(&p99[kind],
-				    samples_quantile(&res.lat, 0.99) / 1e3);
-			samples_add(&wcpu[kind], res.waiter_cpu / 1e3);
-			samples_add(&kcpu[kind], res.waker_cpu / 1e3);
+			bench_wake_run(&ops[kind], n, &res);
+			bench_samples_add(&p50[kind],
+				bench_samples_quantile(&res.lat, 0.5) / 1e3);
+			bench_samples_add(&p99[kind],
+				bench_samples_quantile(&res.lat, 0.99) / 1e3);
+			bench_samples_add(&wcpu[kind], res.waiter_cpu / 1e3);
+			bench_samples_add(&kcpu[kind], res.waker_cpu / 1e3);
 		}
 		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
 	}
@@ -262,12 +262,12 @@ static void bench_futex_uring(int reps, int n)
 	futex_report("futex watched wake-to-completion", WATCHED, p50, p99,
 		     wcpu, kcpu, 1.00);
 	for (k = 0; k < KINDS; k++) {
-		samples_free(&p50[k]);
-		samples_free(&p99[k]);
-		samples_free(&wcpu[k]);
-		samples_free(&kcpu[k]);
+		bench_samples_free(&p50[k]);
+		bench_samples_free(&p99[k]);
+		bench_samples_free(&wcpu[k]);
+		bench_samples_free(&kcpu[k]);
 	}
-	samples_free(&res.lat);
+	bench_samples_free(&res.lat);
 	close(uf.f.fd);
 	close(uw.f.fd);
 	close(ue.fd);
@@ -287,27 +287,27 @@ static struct timer_run timer_one(bool pollfs, uint64_t period, int expiries)
 	fd = bench_timer_open(pollfs);
 	buf = pollfs ? (void *)&ev : (void *)&ticks;
 	len = pollfs ? sizeof(ev) : sizeof(ticks);
-	samples_clear(&late);
-	start = now_ns() + 2 * period;
+	bench_samples_clear(&late);
+	start = bench_now_ns() + 2 * period;
 	bench_timer_arm(pollfs, fd, start, period);
-	cpu = thread_cpu_ns();
+	cpu = bench_thread_cpu_ns();
 	while (total < (uint64_t)expiries) {
 		ring_read(fd, buf, len);
 		if (!ring_wait(5000, &res))
-			die("the timer did not fire for 5 s");
-		t = now_ns();
+			bench_die("the timer did not fire for 5 s");
+		t = bench_now_ns();
 		errno = res < 0 ? -res : 0;
 		if (res != (int)len)
-			die("io_uring read of the %s: %d",
-			    pollfs ? "pollfs timer" : "timerfd", res);
+			bench_die("io_uring read of the %s: %d",
+				  pollfs ? "pollfs timer" : "timerfd", res);
 		total += pollfs ? ev.expirations : ticks;
 		wakes++;
-		samples_add(&late, (double)(int64_t)(t - (start + (total - 1) *
-							     period)) / 1e3);
+		bench_samples_add(&late, (double)(int64_t)(t - (start +
+				  (total - 1) * period)) / 1e3);
 	}
-	cpu = thread_cpu_ns() - cpu;
+	cpu = bench_thread_cpu_ns() - cpu;
 	close(fd);
-	return timer_run_summary(&late, cpu, total, wakes);
+	return bench_timer_run_summary(&late, cpu, total, wakes);
 }
 
 static void bench_timer_uring(const char *variant, uint64_t period,
@@ -322,10 +322,10 @@ static void bench_timer_uring(const char *variant, uint64_t period,
 		for (k = 0; k < 2; k++) {
 			pollfs = (i + k) % 2 == 0;
 			r = timer_one(pollfs, period, expiries);
-			samples_add(&p50[pollfs], r.p50);
-			samples_add(&p99[pollfs], r.p99);
-			samples_add(&cpu[pollfs], r.cpu);
-			samples_add(&per[pollfs], r.per_wake);
+			bench_samples_add(&p50[pollfs], r.p50);
+			bench_samples_add(&p99[pollfs], r.p99);
+			bench_samples_add(&cpu[pollfs], r.cpu);
+			bench_samples_add(&per[pollfs], r.per_wake);
 		}
 		bench_progress("%s: repetition %d/%d", variant, i + 1, reps);
 	}
@@ -338,10 +338,10 @@ static void bench_timer_uring(const char *variant, uint64_t period,
 	bench_report("uring", variant, "expirations per wake-up", "count",
 		     "timerfd", &per[1], &per[0], 0);
 	for (k = 0; k < 2; k++) {
-		samples_free(&p50[k]);
-		samples_free(&p99[k]);
-		samples_free(&cpu[k]);
-		samples_free(&per[k]);
+		bench_samples_free(&p50[k]);
+		bench_samples_free(&p99[k]);
+		bench_samples_free(&cpu[k]);
+		bench_samples_free(&per[k]);
 	}
 }
 
@@ -351,12 +351,12 @@ int main(int argc, char **argv)
 	ring_init();
 	if (bench_quick) {
 		bench_futex_uring(4, 30);
-		pin_cpu(1);
+		bench_pin_cpu(1);
 		bench_timer_uring("timer 1ms", 1000000, 60, 4);
 		bench_timer_uring("timer 100us", 100000, 300, 4);
 	} else {
 		bench_futex_uring(96, 120);
-		pin_cpu(1);
+		bench_pin_cpu(1);
 		bench_timer_uring("timer 1ms", 1000000, 150, 64);
 		bench_timer_uring("timer 100us", 100000, 800, 64);
 	}

@@ -50,7 +50,7 @@ def futex(word, op, val):
                         ctypes.c_int(0))
 
 
-def pollfs_create(dev, request):
+def create_object(dev, request):
     # A mutable bytearray: fcntl.ioctl then returns what the ioctl
     # returned, the new descriptor.  Given bytes, it would return a copy
     # of the buffer instead, and the descriptor would be lost.
@@ -135,8 +135,8 @@ async def watch(timerfd, futexfd):
 
 def main():
     dev = os.open("/dev/pollfs", os.O_RDWR | os.O_CLOEXEC)
-    timerfd = pollfs_create(dev, POLLFS_IOC_TIMER)
-    futexfd = pollfs_create(dev, POLLFS_IOC_FUTEX)
+    timerfd = create_object(dev, POLLFS_IOC_TIMER)
+    futexfd = create_object(dev, POLLFS_IOC_FUTEX)
     os.close(dev)
     period = 25 * 1000 * 1000
     os.write(timerfd, TIMER_SPEC.pack(time.CLOCK_MONOTONIC, 0,

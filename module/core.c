@@ -141,7 +141,7 @@ static __poll_t pollfs_events(struct pollfs_object *obj)
 	struct pollfs_ring *ring = pollfs_ring_of(obj);
 	__poll_t events = obj->kind->poll(obj);
 
-	if (ring && pollfs_ring_ready(ring))
+	if (ring && pollfs_ring_nonempty(ring))
 		events |= EPOLLIN;
 	return events;
 }
@@ -159,7 +159,9 @@ static bool pollfs_read_ready(struct pollfs_object *obj,
 		return true;
 	if (!ring)
 		return false;
-	return busy ? pollfs_ring_tail(ring) != tail : pollfs_ring_ready(ring);
+	if (busy)
+		return pollfs_ring_tail(ring) != tail;
+	return pollfs_ring_nonempty(ring);
 }
 
 /*
@@ -201,7 +203,7 @@ static ssize_t pollfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			break;
 		if (ring) {
 			tail = pollfs_ring_tail(ring);
-			ret = pollfs_ring_take(ring, rec);
+			ret = pollfs_ring_read_one(ring, rec);
 			busy = ret == -EBUSY;
 		}
 		if (!ring || ret != 1) {

@@ -16,7 +16,7 @@ struct futex_hash_bucket *
 pollfs_futex_q_lock(struct pollfs_futex_wait *w, struct futex_private_hash **fph)
 {
 	*fph = NULL;
-	return pollfs_call(futex_q_lock)(wait_q(w));
+	return pollfs_call(futex_q_lock)(pollfs_futex_wait_q(w));
 }
 
 void pollfs_futex_bucket_put(struct futex_private_hash *fph)

@@ -48,10 +48,11 @@ static_assert(offsetof(struct futex_bucket_ref, fph) == FUTEX_BUCKET_REF_FPH);
 struct futex_hash_bucket *
 pollfs_futex_q_lock(struct pollfs_futex_wait *w, struct futex_private_hash **fph)
 {
-	struct futex_bucket_ref ref = pollfs_call(futex_hash)(q_key(w->q));
+	union futex_key *key = pollfs_futex_q_key(w->q);
+	struct futex_bucket_ref ref = pollfs_call(futex_hash)(key);
 
 	*fph = ref.fph;
-	pollfs_call(futex_q_lock)(wait_q(w), ref.hb);
+	pollfs_call(futex_q_lock)(pollfs_futex_wait_q(w), ref.hb);
 	return ref.hb;
 }
 

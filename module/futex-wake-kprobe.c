@@ -70,7 +70,7 @@ static int pollfs_futex_wake_mark_probe(struct kprobe *kp,
 {
 	void *q = (void *)regs_get_kernel_argument(regs, 1);
 
-	if (READ_ONCE(*q_task(q)) != &init_task)
+	if (READ_ONCE(*pollfs_futex_q_task(q)) != &init_task)
 		return 0;
 	if (!pollfs_futex_woken(pollfs_futex_wait_of(q)))
 		return 0;

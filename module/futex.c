@@ -116,8 +116,9 @@
  *    so the flag is never cleared over a record that waits.  While the
  *    write that arms a set is still queueing it, a wake's record waits
  *    in the object the same way: a set that then fails (a later word
- *    changed) must leave nothing in the ring.  Records that wait in the
- *    object are read oldest first (each is numbered when woken).
+ *    changed) must leave nothing in the ring.  With a ring, records
+ *    that wait in the object are read oldest first (each is numbered
+ *    when woken), after those in the ring.
  *  - A wait requeued to another word (FUTEX_CMP_REQUEUE) and woken there
  *    is no longer on the word the watch is about: the record waits in
  *    the object, flagged, and read(2) re-arms it on its own word (1.1).
@@ -135,6 +136,7 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/plist.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -173,7 +175,7 @@ static void pollfs_futex_queue_behind(struct pollfs_futex_wait *w,
 	struct plist_node *node = (void *)w->q + FUTEX_Q_LIST;
 	struct plist_head *chain = (void *)hb + FUTEX_HB_CHAIN;
 
-	lockdep_assert_held(q_lock_ptr(w->q));
+	lockdep_assert_held(pollfs_futex_q_lock_ptr(w->q));
 	pollfs_call(plist_del)(node, chain);
 	node->prio = POLLFS_FUTEX_PRIO_BEHIND;
 	pollfs_call(plist_add)(node, chain);
@@ -193,7 +195,7 @@ static void pollfs_futex_requeue_behind(struct pollfs_futex_wait *w)
 		if (!lock)
 			return;		/* woken: queued again by read(2) */
 		spin_lock(lock);
-		if (lock == q_lock_ptr(w->q))
+		if (lock == pollfs_futex_q_lock_ptr(w->q))
 			break;
 		spin_unlock(lock);
 	}
@@ -211,9 +213,9 @@ static bool pollfs_futex_rings_watch(struct pollfs_futex_ctx *f)
 static void pollfs_futex_queue_locked(struct pollfs_futex_wait *w,
 				      struct futex_hash_bucket *hb)
 {
-	lockdep_assert_held(q_lock_ptr(w->q));
-	pollfs_futex_queue(wait_q(w), hb, &init_task);
-	WRITE_ONCE(*q_task(w->q), &init_task);
+	lockdep_assert_held(pollfs_futex_q_lock_ptr(w->q));
+	pollfs_futex_queue(pollfs_futex_wait_q(w), hb, &init_task);
+	WRITE_ONCE(*pollfs_futex_q_task(w->q), &init_task);
 	w->queued = true;
 	if (pollfs_futex_rings_watch(w->owner))
 		pollfs_futex_queue_behind(w, hb);
@@ -260,7 +262,7 @@ static u32 pollfs_futex_word_at_wake(struct pollfs_futex_ctx *f,
 	u32 uval, *word;
 
 	if (current->mm == f->mm &&
-	    !pollfs_futex_get_value_locked(&uval, wait_uaddr(w)))
+	    !pollfs_futex_get_value_locked(&uval, pollfs_futex_wait_uaddr(w)))
 		return uval;
 	word = kmap_local_page(w->page) + offset_in_page(w->ev.addr);
 	uval = READ_ONCE(*word);
@@ -271,7 +273,7 @@ static u32 pollfs_futex_word_at_wake(struct pollfs_futex_ctx *f,
 /* Still on the word it was armed on, not requeued to another. */
 static bool pollfs_futex_on_own_word(struct pollfs_futex_wait *w)
 {
-	union futex_key *key = q_key(w->q);
+	union futex_key *key = pollfs_futex_q_key(w->q);
 
 	return key->both.ptr == w->key.both.ptr &&
 	       key->both.word == w->key.both.word &&
@@ -319,7 +321,7 @@ bool pollfs_futex_woken(struct pollfs_futex_wait *w)
 	struct pollfs_ring *ring = pollfs_ring_of(&f->obj);
 	bool stays = false;
 
-	lockdep_assert_held(q_lock_ptr(w->q));
+	lockdep_assert_held(pollfs_futex_q_lock_ptr(w->q));
 	if (ring && READ_ONCE(f->watch)) {
 		stays = pollfs_futex_ring_watch(w, ring);
 	} else {
@@ -355,7 +357,7 @@ void pollfs_futex_unqueue(struct pollfs_futex_wait *w)
 	if (!w->queued)
 		return;
 	w->queued = false;
-	if (pollfs_call(futex_unqueue)(wait_q(w)))
+	if (pollfs_call(futex_unqueue)(pollfs_futex_wait_q(w)))
 		return;
 	/* Pairs with the release store of NULL to lock_ptr. */
 	smp_rmb();
@@ -592,22 +594,22 @@ static int pollfs_futex_queue_all(struct pollfs_futex_ctx *f,
 		w->owner = f;
 		w->queued = false;
 		w->woken = false;
-		*q_key(w->q) = w->key;
+		*pollfs_futex_q_key(w->q) = w->key;
 	}
 
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
 		hb = pollfs_futex_q_lock(w, &fph);
-		__acquire(q_lock_ptr(w->q));
-		ret = pollfs_futex_get_value_locked(&uval, wait_uaddr(w));
+		__acquire(pollfs_futex_q_lock_ptr(w->q));
+		ret = pollfs_futex_get_value_locked(&uval, pollfs_futex_wait_uaddr(w));
 		if (!ret && uval == w->ev.val) {
 			pollfs_futex_queue_locked(w, hb);
-			spin_unlock(q_lock_ptr(w->q));
+			spin_unlock(pollfs_futex_q_lock_ptr(w->q));
 			pollfs_futex_bucket_put(fph);
 			continue;
 		}
 		pollfs_call(futex_q_unlock)(hb);
-		__release(q_lock_ptr(w->q));
+		__release(pollfs_futex_q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
 
 		woken = false;
@@ -756,6 +758,13 @@ static int pollfs_futex_install(struct pollfs_futex_ctx *f,
 	return 0;
 }
 
+/* Nonzero when the word at @addr cannot be made present for reading. */
+static size_t pollfs_futex_fault_in_word(u64 addr)
+{
+	return fault_in_readable((const char __user *)u64_to_user_ptr(addr),
+				 sizeof(u32));
+}
+
 /*
  * Every write of at least one record replaces the previous wait, armed
  * or woken and unread; one that fails, and the disarm record, leave the
@@ -767,11 +776,10 @@ static int pollfs_futex_install(struct pollfs_futex_ctx *f,
 static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 				  struct iov_iter *from, size_t nrec)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	struct pollfs_futex_staged one, *set = &one;
 	unsigned int absent;
 	bool watch = false;
-	u32 uval;
 	int ret;
 
 	if (nrec > POLLFS_FUTEX_WAITV_MAX) {
@@ -807,7 +815,7 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 		if (ret != -EFAULT)
 			break;
 		/* Its page was not present: fault it in, unlocked. */
-		if (get_user(uval, (u32 __user *)u64_to_user_ptr(set[absent].ev.addr)))
+		if (pollfs_futex_fault_in_word(set[absent].ev.addr))
 			break;
 		if (signal_pending(current)) {
 			ret = -ERESTARTNOINTR;
@@ -845,7 +853,7 @@ static int pollfs_futex_word(struct pollfs_futex_ctx *f,
 	u32 *word;
 
 	if (current->mm == f->mm)
-		return pollfs_futex_get_value_locked(uval, wait_uaddr(w));
+		return pollfs_futex_get_value_locked(uval, pollfs_futex_wait_uaddr(w));
 	word = kmap_local_page(w->page) + offset_in_page(w->ev.addr);
 	*uval = READ_ONCE(*word);
 	kunmap_local(word);
@@ -871,30 +879,33 @@ static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 	lockdep_assert_held(&f->lock);
 	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
 	pollfs_futex_set_wake(w);
-	*q_key(w->q) = w->key;
+	*pollfs_futex_q_key(w->q) = w->key;
 	hb = pollfs_futex_q_lock(w, &fph);
-	__acquire(q_lock_ptr(w->q));
+	__acquire(pollfs_futex_q_lock_ptr(w->q));
 	if (pollfs_futex_word(f, w, &uval)) {
 		pollfs_call(futex_q_unlock)(hb);
-		__release(q_lock_ptr(w->q));
+		__release(pollfs_futex_q_lock_ptr(w->q));
 		pollfs_futex_bucket_put(fph);
 		return 1;
 	}
 	w->woken = false;
 	pollfs_futex_queue_locked(w, hb);
 	WRITE_ONCE(w->ev.val, uval);
-	spin_unlock(q_lock_ptr(w->q));
+	spin_unlock(pollfs_futex_q_lock_ptr(w->q));
 	pollfs_futex_bucket_put(fph);
 	return 0;
 }
 
 /*
- * The woken record that was woken first, NULL if none; *@more when it is
- * not the only one.  Lock held.
+ * The woken record to read next, NULL if none; *@more when it is not the
+ * only one.  With a ring, the one woken first: records that wait in the
+ * object follow those in the ring in the order they were made.  Without
+ * one, the first of the set, as 1.1 has always read them.  Lock held.
  */
 static struct pollfs_futex_wait *
 pollfs_futex_oldest_woken(struct pollfs_futex_ctx *f, bool *more)
 {
+	bool by_age = pollfs_ring_of(&f->obj);
 	struct pollfs_futex_wait *w, *oldest = NULL;
 	unsigned int i;
 
@@ -906,14 +917,14 @@ pollfs_futex_oldest_woken(struct pollfs_futex_ctx *f, bool *more)
 			continue;
 		if (oldest)
 			*more = true;
-		if (!oldest || w->woken_seq < oldest->woken_seq)
+		if (!oldest || (by_age && w->woken_seq < oldest->woken_seq))
 			oldest = w;
 	}
 	return oldest;
 }
 
 /* A read found a word absent from the reader's own mapping. */
-#define POLLFS_FUTEX_ABSENT	1
+#define POLLFS_FUTEX_ABSENT	2
 
 /*
  * Read a watched set: the oldest woken record, queued again.  Readiness
@@ -1040,11 +1051,10 @@ static void pollfs_futex_ring_work(struct work_struct *work)
 static int pollfs_futex_fault_in(struct pollfs_futex_ctx *f, u64 addr)
 {
 	unsigned int generation = f->generation;
-	u32 uval;
 	int ret;
 
 	pollfs_futex_unlock(f);
-	if (!get_user(uval, (u32 __user *)u64_to_user_ptr(addr)))
+	if (!pollfs_futex_fault_in_word(addr))
 		return signal_pending(current) ? -ERESTARTSYS : -EAGAIN;
 	ret = mutex_lock_killable(&f->lock);
 	if (ret)
@@ -1057,7 +1067,7 @@ static int pollfs_futex_fault_in(struct pollfs_futex_ctx *f, u64 addr)
 
 static int pollfs_futex_pop(struct pollfs_object *obj, void *rec, bool nowait)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	struct pollfs_futex_wait *w;
 	u64 absent;
 	int ret;
@@ -1093,7 +1103,7 @@ again:
 
 static __poll_t pollfs_futex_poll(struct pollfs_object *obj)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	__poll_t events = 0;
 
 	spin_lock_irq(&f->wqh.lock);
@@ -1107,7 +1117,7 @@ static __poll_t pollfs_futex_poll(struct pollfs_object *obj)
 
 static wait_queue_head_t *pollfs_futex_waitq(struct pollfs_object *obj)
 {
-	return &to_futex(obj)->wqh;
+	return &pollfs_futex_of(obj)->wqh;
 }
 
 /*
@@ -1126,7 +1136,7 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
 		[POLLFS_FUTEX_ARMED]	= "armed",
 		[POLLFS_FUTEX_PENDING]	= "woken",
 	};
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	struct {
 		struct pollfs_futex_event ev;
 		bool woken;
@@ -1170,7 +1180,7 @@ static void pollfs_futex_show_fdinfo(struct seq_file *m,
  */
 static void pollfs_futex_release(struct pollfs_object *obj)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 
 	mutex_lock(&f->lock);
 	pollfs_futex_drop(f);
@@ -1184,7 +1194,7 @@ static void pollfs_futex_release(struct pollfs_object *obj)
 
 static int pollfs_futex_setup(struct pollfs_object *obj, const void *arg)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 
 	init_waitqueue_head(&f->wqh);
 	init_irq_work(&f->wake_work, pollfs_futex_wake_work);
@@ -1197,7 +1207,7 @@ static int pollfs_futex_setup(struct pollfs_object *obj, const void *arg)
 /* Its watched set, armed before, moves behind the threads. */
 static void pollfs_futex_ring_attached(struct pollfs_object *obj)
 {
-	struct pollfs_futex_ctx *f = to_futex(obj);
+	struct pollfs_futex_ctx *f = pollfs_futex_of(obj);
 	unsigned int i;
 
 	mutex_lock(&f->lock);

@@ -99,12 +99,13 @@ struct pollfs_futex_ctx {
  */
 #define POLLFS_FUTEX_ARMING	3
 
-static inline struct pollfs_futex_ctx *to_futex(struct pollfs_object *obj)
+static inline struct pollfs_futex_ctx *
+pollfs_futex_of(struct pollfs_object *obj)
 {
 	return container_of(obj, struct pollfs_futex_ctx, obj);
 }
 
-static inline struct futex_q *wait_q(struct pollfs_futex_wait *w)
+static inline struct futex_q *pollfs_futex_wait_q(struct pollfs_futex_wait *w)
 {
 	return (struct futex_q *)w->q;
 }
@@ -115,22 +116,22 @@ static inline struct pollfs_futex_wait *pollfs_futex_wait_of(void *q)
 	return q;
 }
 
-static inline struct task_struct **q_task(void *q)
+static inline struct task_struct **pollfs_futex_q_task(void *q)
 {
 	return q + FUTEX_Q_TASK;
 }
 
-static inline spinlock_t *q_lock_ptr(void *q)
+static inline spinlock_t *pollfs_futex_q_lock_ptr(void *q)
 {
 	return *(spinlock_t **)(q + FUTEX_Q_LOCK_PTR);
 }
 
-static inline union futex_key *q_key(void *q)
+static inline union futex_key *pollfs_futex_q_key(void *q)
 {
 	return q + FUTEX_Q_KEY;
 }
 
-static inline u32 __user *wait_uaddr(struct pollfs_futex_wait *w)
+static inline u32 __user *pollfs_futex_wait_uaddr(struct pollfs_futex_wait *w)
 {
 	return u64_to_user_ptr(w->ev.addr);
 }

@@ -51,7 +51,7 @@
  * and then moving head from i to i + 1 with a compare-and-swap, retrying
  * on failure, so that a record is taken once and a copy a producer
  * overwrote (head had moved past it) is thrown away with the failed
- * swap.  read(2) is such a consumer (pollfs_ring_take()); it gives up
+ * swap.  read(2) is such a consumer (pollfs_ring_read_one()); it gives up
  * after a few failed swaps in a row, as another consumer is then taking
  * the records, so a consumer that scribbles on head cannot keep it in
  * the kernel.
@@ -140,7 +140,7 @@ bool pollfs_ring_push_locked(struct pollfs_ring *ring, const void *rec)
 		if (ring->tail - first < ring->entries) {
 			memcpy(pollfs_ring_slot(ring, ring->tail), rec,
 			       ring->size);
-			/* Pairs with the acquire loads of take and ready. */
+			/* Pairs with read_one's and nonempty's acquires. */
 			smp_store_release(&ring->tail, ring->tail + 1);
 			/* Pairs with the consumer's acquire load of tail. */
 			smp_store_release(tail, ring->tail);
@@ -210,7 +210,7 @@ void pollfs_ring_drained(struct pollfs_ring *ring)
  * it took one into @rec, 0 if the ring holds none, -EBUSY if it gave up
  * (other consumers kept moving head, or head cannot be trusted).
  */
-int pollfs_ring_take(struct pollfs_ring *ring, void *rec)
+int pollfs_ring_read_one(struct pollfs_ring *ring, void *rec)
 {
 	u32 *head = pollfs_ring_word(ring, POLLFS_RING_OFF_HEAD);
 	unsigned int tries;
@@ -242,14 +242,14 @@ int pollfs_ring_take(struct pollfs_ring *ring, void *rec)
 /* The kernel's tail, for a reader to wait until it moves. */
 u32 pollfs_ring_tail(struct pollfs_ring *ring)
 {
-	/* Pairs with the push's release, as in take. */
+	/* Pairs with the push's release, as in read_one. */
 	return smp_load_acquire(&ring->tail);
 }
 
-bool pollfs_ring_ready(struct pollfs_ring *ring)
+bool pollfs_ring_nonempty(struct pollfs_ring *ring)
 {
 	u32 first = READ_ONCE(*pollfs_ring_word(ring, POLLFS_RING_OFF_HEAD));
-	/* Pairs with the push's release, as in take. */
+	/* Pairs with the push's release, as in read_one. */
 	u32 last = smp_load_acquire(&ring->tail);
 
 	return pollfs_ring_count(ring, first, last);

@@ -45,9 +45,9 @@ void pollfs_ring_flag_overflow_locked(struct pollfs_ring *ring);
 /* For the core. */
 struct pollfs_ring *pollfs_ring_alloc(struct pollfs_ring_params *params,
 				      size_t record_size);
-int pollfs_ring_take(struct pollfs_ring *ring, void *rec);
+int pollfs_ring_read_one(struct pollfs_ring *ring, void *rec);
 u32 pollfs_ring_tail(struct pollfs_ring *ring);
-bool pollfs_ring_ready(struct pollfs_ring *ring);
+bool pollfs_ring_nonempty(struct pollfs_ring *ring);
 int pollfs_ring_mmap(struct pollfs_ring *ring, struct vm_area_struct *vma);
 void pollfs_ring_show_fdinfo(struct seq_file *m, struct pollfs_ring *ring);
 void pollfs_ring_free(struct pollfs_ring *ring);

@@ -47,7 +47,7 @@ struct pollfs_timer_ctx {
 	} t;
 	ktime_t interval;
 	u64 ticks;		/* expirations not yet read */
-	u64 carry;		/* periods a ring's restart stepped over */
+	ktime_t grid;		/* a ring's restart put off: the expiry to count */
 	clockid_t clockid;
 	u32 flags;		/* of the last arming, for fdinfo */
 	bool expired;		/* fired, and not re-armed since */
@@ -207,7 +207,9 @@ static struct hrtimer *pollfs_timer_hrtimer(struct pollfs_timer_ctx *t)
 /*
  * A ring-fed periodic timer restarts from its expiry, but never sooner
  * than this after it: a shorter period's expirations in between are
- * counted in its next record.
+ * counted in its next record.  The periods stay where the arming put
+ * them (@grid): a restart put off by the floor does not move the ones
+ * after it.
  */
 #define POLLFS_TIMER_RING_MIN	(50 * NSEC_PER_USEC)
 
@@ -250,10 +252,9 @@ static bool pollfs_timer_ring_budget(void)
 
 /*
  * An expiry into the ring, the lock held: its record counts the
- * expirations since the previous record (the periods missed since the
- * expiry, and those the previous restart stepped over), and a periodic
- * timer starts its next period, through *@restart for an hrtimer, whose
- * callback this is.  False, with nothing changed, when the expiry is the
+ * expirations since the previous record (the periods from the first one
+ * not counted yet to now), and a periodic timer starts its next period,
+ * through *@restart for an hrtimer, whose callback this is.  False, with nothing changed, when the expiry is the
  * object's to keep: the ring did not take it, or the object holds
  * expirations or a clock set already, which go first.
  */
@@ -262,9 +263,9 @@ static bool pollfs_timer_ring_fire(struct pollfs_timer_ctx *t,
 {
 	struct hrtimer *tmr = pollfs_timer_hrtimer(t);
 	bool alarm = pollfs_clock_is_alarm(t->clockid);
-	ktime_t interval = t->interval, expires, now, next = 0;
+	ktime_t interval = t->interval, expires, now, next = 0, fire = 0;
 	struct pollfs_timer_event ev;
-	u64 missed = 0, ahead = 0;
+	u64 missed = 0;
 
 	lockdep_assert_held(&t->wqh.lock);
 	if (t->ticks || pollfs_timer_cancelled(t) ||
@@ -276,43 +277,41 @@ static bool pollfs_timer_ring_fire(struct pollfs_timer_ctx *t,
 	expires = alarm ? t->t.alarm.node.expires : hrtimer_get_expires(tmr);
 	now = expires - (alarm ? alarm_expires_remaining(&t->t.alarm) :
 				 hrtimer_expires_remaining(tmr));
+	if (t->grid)
+		expires = t->grid;
 	if (interval) {
-		/* As the kernel's forward, from the expiry that fired. */
+		/* As the kernel's forward, from the expiry to count. */
 		if (now > expires)
 			missed = ktime_divns(now - expires, interval);
 		next = ktime_add_safe(expires, (missed + 1) * interval);
-		if (next - now < POLLFS_TIMER_RING_MIN) {
-			ahead = ktime_divns(now + POLLFS_TIMER_RING_MIN - next +
-					    interval - 1, interval);
-			next = ktime_add_safe(next, ahead * interval);
-		}
+		fire = max_t(ktime_t, next, now + POLLFS_TIMER_RING_MIN);
 	}
-	ev.expirations = 1 + t->carry + missed;
+	ev.expirations = 1 + missed;
 	pollfs_ktime_to_timespec(interval ? next - now : 0, &ev.remaining);
 	pollfs_ktime_to_timespec(interval, &ev.interval);
 	if (!pollfs_ring_push(ring, &ev))
 		return false;
 
-	t->carry = ahead;
+	t->grid = fire != next ? next : 0;
 	if (!interval)
 		return true;
 	if (!alarm) {
 		t->expired = false;
-		hrtimer_set_expires(tmr, next);
+		hrtimer_set_expires(tmr, fire);
 		*restart = true;
 		return true;
 	}
 	/*
-	 * An alarm not started because @next passed already (the floor's
+	 * An alarm not started because @fire passed already (the floor's
 	 * 50 us went by since it was computed) stops, and its expiry at
 	 * @next waits in the object for the read(2) that restarts it.
 	 */
-	if (pollfs_alarm_start(&t->t.alarm, next, false)) {
+	if (pollfs_alarm_start(&t->t.alarm, fire, false)) {
 		t->expired = false;
 	} else {
 		t->t.alarm.node.expires = next;
-		t->ticks += 1 + t->carry;
-		t->carry = 0;
+		t->grid = 0;
+		t->ticks += 1;
 		pollfs_ring_flag_overflow(ring);
 	}
 	return true;
@@ -331,8 +330,18 @@ static bool pollfs_timer_fire_locked(struct pollfs_timer_ctx *t)
 	lockdep_assert_held(&t->wqh.lock);
 	t->expired = true;
 	if (!ring || !pollfs_timer_ring_fire(t, ring, &restart)) {
-		t->ticks += 1 + t->carry;
-		t->carry = 0;
+		/*
+		 * The read's restart counts from the expiry this one stands
+		 * for, not from the later one the floor fired it at.
+		 */
+		if (t->grid) {
+			if (pollfs_clock_is_alarm(t->clockid))
+				t->t.alarm.node.expires = t->grid;
+			else
+				hrtimer_set_expires(&t->t.tmr, t->grid);
+			t->grid = 0;
+		}
+		t->ticks += 1;
 	}
 	wake_up_locked_poll(&t->wqh, EPOLLIN);
 	return restart;
@@ -481,7 +490,7 @@ static void pollfs_timer_program(struct pollfs_timer_ctx *t,
 	t->flags = spec->flags;
 	t->interval = pollfs_timespec_to_ktime(&spec->interval);
 	t->ticks = 0;
-	t->carry = 0;
+	t->grid = 0;
 	t->expired = false;
 	t->moffs = ktime_mono_to_real(0);
 	t->clock_set = false;

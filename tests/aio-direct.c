@@ -197,8 +197,8 @@ static char *rblk(int i)
 }
 
 /* Sleeps in epoll_wait until the object reports n, then reaps them all. */
-static void complete(int ep, int fd, aio_context_t ctx, int n,
-		     struct io_event *ev)
+static void await_completions(int ep, int fd, aio_context_t ctx, int n,
+			      struct io_event *ev)
 {
 	int64_t end = pt_mono() + MS(PT_WAIT_MS);
 	struct pollfs_aio_event pev;
@@ -299,7 +299,7 @@ TEST(direct_writes_and_reads_counted_with_data_intact)
 	/* NBLK direct writes in one submit */
 	prep_writes(cbs);
 	ax_submit(st.ctx, NBLK, ptrs);
-	complete(st.ep, st.fd, st.ctx, NBLK, ev);
+	await_completions(st.ep, st.fd, st.ctx, NBLK, ev);
 	for (int i = 0; i < NBLK; i++)
 		if (ev[i].res != BLK || ev[i].data >= NBLK)
 			FAIL("direct write %d: {data %llu, res %lld}", i,
@@ -312,7 +312,7 @@ TEST(direct_writes_and_reads_counted_with_data_intact)
 		ax_prep_pread(&cbs[i], file_fd, rblk(NBLK - 1 - i), BLK,
 			      (off_t)(NBLK - 1 - i) * BLK, 100 + i);
 	ax_submit(st.ctx, NBLK, ptrs);
-	complete(st.ep, st.fd, st.ctx, NBLK, ev);
+	await_completions(st.ep, st.fd, st.ctx, NBLK, ev);
 	for (int i = 0; i < NBLK; i++) {
 		CHECK_EQ(ev[i].res, BLK);
 		if (memcmp(rblk(i), wblk(i), BLK))

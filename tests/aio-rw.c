@@ -16,7 +16,8 @@ enum { BLK = 4096 };
 static char wbuf[4][BLK], rbuf[4][BLK];
 
 /* Sleeps in poll on the object until it reports n, then reaps them. */
-static void complete(int fd, aio_context_t ctx, int n, struct io_event *ev)
+static void await_completions(int fd, aio_context_t ctx, int n,
+			      struct io_event *ev)
 {
 	int64_t end = pt_mono() + MS(PT_WAIT_MS);
 	struct pollfs_aio_event pev;
@@ -75,7 +76,7 @@ int main(void)
 	ax_prep_pwrite(&cbs[3], file, (void *)(uintptr_t)4096, BLK, 2 * BLK,
 		       13);
 	ax_submit(ctx, 4, ptrs);
-	complete(fd, ctx, 4, ev);
+	await_completions(fd, ctx, 4, ev);
 	CHECK_EQ(find(ev, 4, 10)->res, BLK);
 	CHECK_EQ(find(ev, 4, 11)->res, BLK);
 	CHECK_EQ(find(ev, 4, 12)->res, BLK);
@@ -99,7 +100,7 @@ int main(void)
 	cbs[1].aio_lio_opcode = IOCB_CMD_FDSYNC;
 	cbs[1].aio_data = 21;
 	ax_submit(ctx, 2, ptrs);
-	complete(fd, ctx, 2, ev);
+	await_completions(fd, ctx, 2, ev);
 	CHECK_EQ(find(ev, 2, 20)->res, 0);
 	CHECK_EQ(find(ev, 2, 21)->res, 0);
 
@@ -113,7 +114,7 @@ int main(void)
 	ax_prep_pread(&cbs[2], file, rbuf[2], BLK, 8 * BLK, 32);
 	ax_prep_pread(&cbs[3], file, rbuf[3], BLK, 16 * BLK + BLK / 2, 33);
 	ax_submit(ctx, 4, ptrs);
-	complete(fd, ctx, 4, ev);
+	await_completions(fd, ctx, 4, ev);
 	CHECK_EQ(find(ev, 4, 30)->res, BLK);
 	CHECK_EQ(find(ev, 4, 31)->res, BLK);
 	CHECK_EQ(find(ev, 4, 32)->res, BLK);
@@ -130,7 +131,7 @@ int main(void)
 	/* at the end of the file: a read of 0 bytes completes too */
 	ax_prep_pread(&cbs[0], file, rbuf[0], BLK, 100 * BLK, 40);
 	ax_submit(ctx, 1, ptrs);
-	complete(fd, ctx, 1, ev);
+	await_completions(fd, ctx, 1, ev);
 	ax_check_event(&ev[0], 40, 0);
 
 	CHECK_SYS(close(fd));

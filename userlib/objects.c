@@ -20,11 +20,11 @@
 
 #include "pollfs.h"
 
-static int pollfs_device_fd = -1;
+static int device_fd = -1;
 
-static int pollfs_device(void)
+static int open_device_once(void)
 {
-	int fd = __atomic_load_n(&pollfs_device_fd, __ATOMIC_ACQUIRE);
+	int fd = __atomic_load_n(&device_fd, __ATOMIC_ACQUIRE);
 	int none = -1;
 
 	if (fd >= 0)
@@ -32,7 +32,7 @@ static int pollfs_device(void)
 	fd = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (!__atomic_compare_exchange_n(&pollfs_device_fd, &none, fd, false,
+	if (!__atomic_compare_exchange_n(&device_fd, &none, fd, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		close(fd);
 		fd = none;
@@ -40,15 +40,15 @@ static int pollfs_device(void)
 	return fd;
 }
 
-static int pollfs_create(unsigned long cmd, void *arg)
+static int create_object(unsigned long cmd, void *arg)
 {
-	int dev = pollfs_device();
+	int dev = open_device_once();
 
 	return dev < 0 ? -1 : ioctl(dev, cmd, arg);
 }
 
 /* Whole records or an error: a short transfer means a bad size. */
-static ssize_t pollfs_records(ssize_t bytes, size_t size)
+static ssize_t whole_records(ssize_t bytes, size_t size)
 {
 	if (bytes < 0)
 		return -1;
@@ -59,7 +59,7 @@ static ssize_t pollfs_records(ssize_t bytes, size_t size)
 	return bytes / size;
 }
 
-static uint64_t pollfs_sigset_mask(const sigset_t *set)
+static uint64_t sigset_to_mask(const sigset_t *set)
 {
 	uint64_t mask = 0;
 	int sig;
@@ -73,31 +73,31 @@ static uint64_t pollfs_sigset_mask(const sigset_t *set)
 int pollfs_signal(const sigset_t *mask, int flags)
 {
 	struct pollfs_signal_open args = {
-		.mask = pollfs_sigset_mask(mask),
+		.mask = sigset_to_mask(mask),
 		.flags = flags,
 	};
 
-	return pollfs_create(POLLFS_IOC_SIGNAL, &args);
+	return create_object(POLLFS_IOC_SIGNAL, &args);
 }
 
 int pollfs_signal_setmask(int fd, const sigset_t *mask)
 {
-	uint64_t bits = pollfs_sigset_mask(mask);
+	uint64_t bits = sigset_to_mask(mask);
 
 	return write(fd, &bits, sizeof(bits)) < 0 ? -1 : 0;
 }
 
 ssize_t pollfs_signal_read(int fd, struct pollfs_siginfo *info, size_t n)
 {
-	return pollfs_records(read(fd, info, n * sizeof(*info)),
-			      sizeof(*info));
+	return whole_records(read(fd, info, n * sizeof(*info)),
+			     sizeof(*info));
 }
 
 int pollfs_timer(int flags)
 {
 	struct pollfs_open args = { .flags = flags };
 
-	return pollfs_create(POLLFS_IOC_TIMER, &args);
+	return create_object(POLLFS_IOC_TIMER, &args);
 }
 
 int pollfs_timer_arm(int fd, clockid_t clockid, int flags,
@@ -137,8 +137,8 @@ int pollfs_timer_arm(int fd, clockid_t clockid, int flags,
 
 int POLLFS_1_1(pollfs_timer_read)(int fd, struct pollfs_timer_event *event)
 {
-	return pollfs_records(read(fd, event, sizeof(*event)),
-			      sizeof(*event));
+	return whole_records(read(fd, event, sizeof(*event)),
+			     sizeof(*event));
 }
 
 int pollfs_timer_get(int fd, struct pollfs_timer_event *state)
@@ -150,7 +150,7 @@ int pollfs_futex(int flags)
 {
 	struct pollfs_open args = { .flags = flags };
 
-	return pollfs_create(POLLFS_IOC_FUTEX, &args);
+	return create_object(POLLFS_IOC_FUTEX, &args);
 }
 
 int POLLFS_1_1(pollfs_futex_armv)(int fd,
@@ -197,8 +197,8 @@ int pollfs_futex_disarm(int fd)
 ssize_t pollfs_futex_read(int fd, struct pollfs_futex_event *events,
 			  size_t n)
 {
-	return pollfs_records(read(fd, events, n * sizeof(*events)),
-			      sizeof(*events));
+	return whole_records(read(fd, events, n * sizeof(*events)),
+			     sizeof(*events));
 }
 
 int pollfs_aio(aio_context_t ctx, int flags)
@@ -208,13 +208,13 @@ int pollfs_aio(aio_context_t ctx, int flags)
 		.flags = flags,
 	};
 
-	return pollfs_create(POLLFS_IOC_AIO, &args);
+	return create_object(POLLFS_IOC_AIO, &args);
 }
 
 int pollfs_aio_read(int fd, struct pollfs_aio_event *event)
 {
-	return pollfs_records(read(fd, event, sizeof(*event)),
-			      sizeof(*event));
+	return whole_records(read(fd, event, sizeof(*event)),
+			     sizeof(*event));
 }
 
 #ifdef POLLFS_SHARED

@@ -18,14 +18,14 @@
 
 #define POLLFS_SEM_MAX	INT_MAX
 
-static int futex_op(uint32_t flags, int op)
+static int word_op(uint32_t flags, int op)
 {
 	return flags & POLLFS_FUTEX_SHARED ? op : op | FUTEX_PRIVATE_FLAG;
 }
 
-static void futex_wake(uint32_t *word, uint32_t flags, int n)
+static void word_wake(uint32_t *word, uint32_t flags, int n)
 {
-	syscall(SYS_futex, word, futex_op(flags, FUTEX_WAKE), n, NULL, NULL,
+	syscall(SYS_futex, word, word_op(flags, FUTEX_WAKE), n, NULL, NULL,
 		0);
 }
 
@@ -34,11 +34,11 @@ static void futex_wake(uint32_t *word, uint32_t flags, int n)
  * no limit).  0 when woken or the value changed, -1 with ETIMEDOUT or
  * EINTR.
  */
-static int futex_wait(uint32_t *word, uint32_t flags, uint32_t val,
-		      const struct timespec *abstime)
+static int word_wait(uint32_t *word, uint32_t flags, uint32_t val,
+		     const struct timespec *abstime)
 {
 	long ret = syscall(SYS_futex, word,
-			   futex_op(flags, FUTEX_WAIT_BITSET), val, abstime,
+			   word_op(flags, FUTEX_WAIT_BITSET), val, abstime,
 			   NULL, FUTEX_BITSET_MATCH_ANY);
 
 	if (ret < 0 && errno == EAGAIN)
@@ -55,7 +55,7 @@ void pollfs_event_init(struct pollfs_event *ev, int flags)
 void pollfs_event_set(struct pollfs_event *ev)
 {
 	if (!__atomic_exchange_n(&ev->state, 1, __ATOMIC_RELEASE))
-		futex_wake(&ev->state, ev->flags, INT_MAX);
+		word_wake(&ev->state, ev->flags, INT_MAX);
 }
 
 void pollfs_event_reset(struct pollfs_event *ev)
@@ -71,7 +71,7 @@ int pollfs_event_is_set(const struct pollfs_event *ev)
 int pollfs_event_wait(struct pollfs_event *ev, const struct timespec *abstime)
 {
 	while (!pollfs_event_is_set(ev))
-		if (futex_wait(&ev->state, ev->flags, 0, abstime))
+		if (word_wait(&ev->state, ev->flags, 0, abstime))
 			return -1;
 	return 0;
 }
@@ -106,7 +106,7 @@ int pollfs_sem_post(struct pollfs_sem *sem)
 	} while (!__atomic_compare_exchange_n(&sem->count, &count, count + 1,
 					      true, __ATOMIC_RELEASE,
 					      __ATOMIC_RELAXED));
-	futex_wake(&sem->count, sem->flags, 1);
+	word_wake(&sem->count, sem->flags, 1);
 	return 0;
 }
 
@@ -126,7 +126,7 @@ int pollfs_sem_trywait(struct pollfs_sem *sem)
 int pollfs_sem_wait(struct pollfs_sem *sem, const struct timespec *abstime)
 {
 	while (pollfs_sem_trywait(sem))
-		if (futex_wait(&sem->count, sem->flags, 0, abstime))
+		if (word_wait(&sem->count, sem->flags, 0, abstime))
 			return -1;
 	return 0;
 }
@@ -169,6 +169,6 @@ int pollfs_sem_cancel(struct pollfs_sem *sem, int fd)
 	if (pollfs_futex_disarm(fd))
 		return -1;
 	if (__atomic_load_n(&sem->count, __ATOMIC_ACQUIRE))
-		futex_wake(&sem->count, sem->flags, 1);
+		word_wake(&sem->count, sem->flags, 1);
 	return 0;
 }

@@ -15,7 +15,7 @@ static void (*fail_hook)(void);
 
 /* One write() per line, so that forked children and threads never mix or
  * duplicate buffered output. */
-static void emit(const char *prefix, const char *fmt, va_list ap)
+static void pt_write_diag(const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[2048];
 	size_t n, off = 0;
@@ -48,7 +48,7 @@ void pt_diag(const char *fmt, ...)
 	int e = errno;
 
 	va_start(ap, fmt);
-	emit("", fmt, ap);
+	pt_write_diag("", fmt, ap);
 	va_end(ap);
 	errno = e;
 }
@@ -61,7 +61,7 @@ void pt_fail_at(const char *file, int line, const char *fmt, ...)
 
 	snprintf(prefix, sizeof(prefix), "FAIL %s:%d: ", file, line);
 	va_start(ap, fmt);
-	emit(prefix, fmt, ap);
+	pt_write_diag(prefix, fmt, ap);
 	va_end(ap);
 	fail_hook = NULL;
 	if (hook)
@@ -86,7 +86,7 @@ void pt_skip(const char *fmt, ...)
 		vsnprintf(skip_reason, SKIP_REASON_MAX, fmt, copy);
 		va_end(copy);
 	}
-	emit("", fmt, ap);
+	pt_write_diag("", fmt, ap);
 	va_end(ap);
 	_exit(PT_SKIP);
 }
@@ -162,9 +162,9 @@ static struct {
 } tests[MAX_TESTS];
 static unsigned int ntests;
 
-/* One line, in one write(), as emit() does. */
-static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void out(const char *fmt, ...)
+/* One line, in one write(), as pt_write_diag() does. */
+static void pt_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void pt_line(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -214,7 +214,7 @@ static int run_test(unsigned int i)
 			FAIL("waitpid: %s", strerror(errno));
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
-	out("# %s: killed by signal %d", tests[i].name, WTERMSIG(status));
+	pt_line("# %s: killed by signal %d", tests[i].name, WTERMSIG(status));
 	return PT_FAIL;
 }
 
@@ -226,29 +226,29 @@ int pt_run_tests(void)
 			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (skip_reason == MAP_FAILED)
 		FAIL("mmap: %s", strerror(errno));
-	out("TAP version 13");
-	out("1..%u", ntests);
+	pt_line("TAP version 13");
+	pt_line("1..%u", ntests);
 	for (unsigned int i = 0; i < ntests; i++) {
 		switch (run_test(i)) {
 		case PT_PASS:
-			out("ok %u %s", i + 1, tests[i].name);
+			pt_line("ok %u %s", i + 1, tests[i].name);
 			pass++;
 			break;
 		case PT_SKIP:
 			for (char *p = skip_reason; *p; p++)
 				if (*p == '\n')
 					*p = ' ';
-			out("ok %u %s # SKIP %s", i + 1, tests[i].name,
+			pt_line("ok %u %s # SKIP %s", i + 1, tests[i].name,
 			    skip_reason[0] ? skip_reason : "no reason given");
 			skip++;
 			break;
 		default:
-			out("not ok %u %s", i + 1, tests[i].name);
+			pt_line("not ok %u %s", i + 1, tests[i].name);
 			fail++;
 			break;
 		}
 	}
-	out("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0",
+	pt_line("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0",
 	    pass, fail, skip);
 	if (fail)
 		return PT_FAIL;
