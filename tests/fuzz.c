@@ -314,9 +314,20 @@ struct trace {
 	char line[TRACE_LEN][TRACE_W];
 	unsigned int next;
 	int id;
+	pid_t tid;	/* of the thread that writes it, for on_fault() */
 };
-static struct trace traces[MAXTHREADS + MAXEPHEMERAL + 1];
+/* the threads' (0 the main one), then the ring scribbler's */
+#define TRACE_SCRIBBLER	(MAXTHREADS + MAXEPHEMERAL + 1)
+static struct trace traces[TRACE_SCRIBBLER + 1];
 static __thread struct trace *tr;
+
+/* This thread writes trace @i from now on. */
+static void trace_take(int i)
+{
+	tr = &traces[i];
+	tr->id = i;
+	tr->tid = (pid_t)syscall(SYS_gettid);
+}
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
@@ -334,21 +345,24 @@ static void note(const char *fmt, ...)
 		pt_diag("[%d/%d] %s", (int)getpid(), tr->id, l);
 }
 
+static void dump_trace(const struct trace *x)
+{
+	unsigned int n = x->next, from = n > TRACE_LEN ? n - TRACE_LEN : 0;
+
+	if (!n)
+		return;
+	pt_diag("last operations of thread %d (tid %d) of process %d:", x->id,
+		(int)x->tid, (int)getpid());
+	for (unsigned int i = from; i < n; i++)
+		pt_diag("  %s", x->line[i % TRACE_LEN]);
+}
+
 static void dump_traces(void)
 {
 	atomic_store(&st->failed, 1);
 	atomic_store(&stop, 1);
-	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
-		struct trace *x = &traces[t];
-		unsigned int n = x->next, from = n > TRACE_LEN ? n - TRACE_LEN : 0;
-
-		if (!n)
-			continue;
-		pt_diag("last operations of thread %d of process %d:", x->id,
-			(int)getpid());
-		for (unsigned int i = from; i < n; i++)
-			pt_diag("  %s", x->line[i % TRACE_LEN]);
-	}
+	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++)
+		dump_trace(&traces[t]);
 }
 
 /* A check that only holds when nothing replaced the fd meanwhile. */
@@ -408,37 +422,107 @@ static void guard_disarm(void)
 static int fsigs[16];
 static int nfsigs;
 
-/* A fault of our own: say where, and what was going on. */
+/* What on_fault() says of the fuzzer's own mappings (rings, AIO). */
+static void fault_tables(void);
+
+/* A hexadecimal number at *p, which moves past it; no libc. */
+static unsigned long parse_hex(const char **p)
+{
+	unsigned long v = 0;
+
+	for (;; (*p)++) {
+		char c = **p;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (unsigned long)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (unsigned long)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/*
+ * The lines of /proc/self/maps that hold @addr and @ip; where none holds
+ * @addr, the mappings on either side of the gap it is in.  All of the
+ * file (the fuzzer's many mappings make it long), read with read(2)
+ * into a static buffer, parsed by hand: async-signal-safe but for
+ * pt_diag()'s formatting.
+ */
+static void fault_maps(uintptr_t addr, uintptr_t ip)
+{
+	static char maps[1 << 20];
+	size_t n = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	const char *below = NULL, *above = NULL;
+	bool held = false;
+	ssize_t r;
+
+	if (fd < 0) {
+		pt_diag("/proc/self/maps: %s", strerror(errno));
+		return;
+	}
+	while (n < sizeof(maps) - 1) {
+		r = read(fd, maps + n, sizeof(maps) - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n == sizeof(maps) - 1)
+		pt_diag("/proc/self/maps longer than %zu bytes: its start only",
+			n);
+	maps[n] = 0;
+	for (char *l = maps, *nl; l < maps + n; l = nl + 1) {
+		const char *q = l;
+		unsigned long lo, hi;
+
+		nl = memchr(l, '\n', (size_t)(maps + n - l));
+		if (!nl)
+			nl = maps + n;
+		*nl = 0;
+		lo = parse_hex(&q);
+		if (*q++ != '-')
+			continue;
+		hi = parse_hex(&q);
+		if (addr >= lo && addr < hi) {
+			pt_diag("  address in: %s", l);
+			held = true;
+		}
+		if (ip >= lo && ip < hi)
+			pt_diag("  ip in: %s", l);
+		if (hi <= addr)
+			below = l;
+		else if (lo > addr && !above)
+			above = l;
+	}
+	if (!held)
+		pt_diag("  address in no mapping (%zu bytes of maps): between "
+			"%s and %s", n, below ? below : "(none)",
+			above ? above : "(none)");
+}
+
+/* A fault of our own: say where, who, and what was going on. */
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	ucontext_t *u = uc;
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	uintptr_t ip = (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
 
-	pt_diag("signal %d at address %p, ip %#llx, in process %d", sig,
-		si->si_addr, (unsigned long long)u->uc_mcontext.gregs[REG_RIP],
-		(int)getpid());
-	{
-		/* which mappings hold the address and the instruction */
-		char maps[8192];
-		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, maps, sizeof(maps) - 1) : -1;
-		uintptr_t want[2] = { (uintptr_t)si->si_addr,
-				      (uintptr_t)u->uc_mcontext.gregs[REG_RIP] };
-
-		if (fd >= 0)
-			close(fd);
-		for (char *l = maps, *nl; n > 0 && l < maps + n; l = nl + 1) {
-			unsigned long lo, hi;
-
-			nl = memchr(l, '\n', (size_t)(maps + n - l));
-			if (!nl)
-				break;
-			*nl = 0;
-			if (sscanf(l, "%lx-%lx", &lo, &hi) != 2)
-				continue;
-			for (int i = 0; i < 2; i++)
-				if (want[i] >= lo && want[i] < hi)
-					pt_diag("  %s", l);
-		}
+	pt_diag("signal %d (si_code %d%s) at address %p, ip %#lx, in process "
+		"%d, thread %d (trace %d)", sig, si->si_code,
+		sig == SIGSEGV && si->si_code == SEGV_MAPERR ? ": no mapping" :
+		sig == SIGSEGV && si->si_code == SEGV_ACCERR ? ": protection" :
+		sig == SIGBUS && si->si_code == BUS_ADRERR ? ": past the object" :
+		"", si->si_addr, (unsigned long)ip, (int)getpid(),
+		(int)syscall(SYS_gettid), tr ? tr->id : -1);
+	fault_maps(addr, ip);
+	fault_tables();
+	if (tr) {
+		pt_diag("the faulting thread:");
+		dump_trace(tr);
 	}
 	dump_traces();
 	_exit(PT_FAIL);
@@ -2423,6 +2507,23 @@ struct ringmap {
 static struct ringmap ringmaps[NRINGMAP];
 static pthread_rwlock_t ringmap_lock = PTHREAD_RWLOCK_INITIALIZER;
 
+/* For on_fault(): the mappings written into, the AIO contexts. */
+static void fault_tables(void)
+{
+	for (int i = 0; i < NRINGMAP; i++)
+		if (ringmaps[i].addr)
+			pt_diag("  ring mapping %d: %p-%p%s", i,
+				(void *)ringmaps[i].addr,
+				(void *)(ringmaps[i].addr + ringmaps[i].len),
+				ringmaps[i].known ? " (layout known)" : "");
+	for (int i = 0; i < NCTX; i++)
+		if (atomic_load(&ctxs[i]))
+			pt_diag("  AIO context %d: %#llx%s", i,
+				(unsigned long long)ctx_get(i),
+				atomic_load(&ctxs[i]) & CTX_RINGLESS ?
+				" (ring unmapped)" : "");
+}
+
 /* ---- forked children ---- */
 
 struct child {
@@ -2475,9 +2576,9 @@ static void child_main(uint64_t cseed)
 	thread_tids[0] = (pid_t)syscall(SYS_gettid);
 	for (int i = 1; i < MAXTHREADS + MAXEPHEMERAL + 1; i++)
 		thread_tids[i] = 0;
-	tr = &traces[0];
 	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++)
 		traces[t].next = 0;
+	trace_take(0);
 	/*
 	 * fork copies the descriptors a moment before the memory, and the
 	 * other threads went on meanwhile: the table may name descriptors
@@ -4306,11 +4407,14 @@ static void scribble(const struct ringmap *m)
 		if (chance(20)) {
 			size_t n = rn(m->len - off);
 
+			note("scribble %p+%#zx: %#zx bytes of %#x",
+			     (void *)m->addr, off, n, v & 0xff);
 			memset(m->addr + off, (int)v, n);
 			return;
 		}
 	}
 	w = (uint32_t *)(m->addr + off);
+	note("scribble %p+%#zx = %#x", (void *)m->addr, off, v);
 	__atomic_store_n(w, v, __ATOMIC_RELAXED);
 }
 
@@ -4323,6 +4427,7 @@ static void *ring_scribbler(void *arg)
 {
 	(void)arg;
 	rseed(seed, 0x5cb1b1e5u);
+	trace_take(TRACE_SCRIBBLER);
 	while (!atomic_load(&stop)) {
 		long n = 0;
 
@@ -4451,8 +4556,7 @@ static void *thread_main(void *arg)
 	struct targ *t = arg;
 
 	thread_tids[t->id] = (pid_t)syscall(SYS_gettid);
-	tr = &traces[t->id];
-	tr->id = t->id;
+	trace_take(t->id);
 	rseed(seed, t->seed);
 	tbuf_init();
 	guard_init();
@@ -4502,7 +4606,7 @@ static int fuzz_main(void)
 	slots_init();
 
 	rseed(seed, 0);
-	tr = &traces[0];
+	trace_take(0);
 	thread_tids[0] = (pid_t)syscall(SYS_gettid);
 	tbuf_init();
 	guard_init();
