@@ -329,17 +329,23 @@ static void trace_take(int i)
 	tr->tid = (pid_t)syscall(SYS_gettid);
 }
 
+/* Numbers the lines of all the traces: the order of the threads' ops. */
+static atomic_uint note_seq;
+
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
 	char *l;
 	va_list ap;
+	int n;
 
 	if (!tr)
 		return;
 	l = tr->line[tr->next++ % TRACE_LEN];
+	n = snprintf(l, TRACE_W, "%u ", atomic_fetch_add_explicit(
+			     &note_seq, 1, memory_order_relaxed));
 	va_start(ap, fmt);
-	vsnprintf(l, TRACE_W, fmt, ap);
+	vsnprintf(l + n, TRACE_W - (size_t)n, fmt, ap);
 	va_end(ap);
 	if (verbose)
 		pt_diag("[%d/%d] %s", (int)getpid(), tr->id, l);
