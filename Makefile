@@ -5,13 +5,14 @@
 #                 (TESTS="NAME...": only those)
 # make check-unprivileged   the same suite as uid/gid 65534
 # make check-preempt        the suite with the guest kernel fully preemptible
+# make check-smoke          a test of each kind and io_uring path only
 # make check-debug          the suite on a KASAN, lockdep and kmemleak kernel
 # make check-race           the suite and a long fuzz on a KCSAN kernel, with
 #                           the module's line coverage
 # make fuzz       the fuzzer in the guest, FUZZ_TIME s (600), FUZZ_SEED
 # make run        boot the guest and run the demo (the main job)
 # make shell      an interactive shell in the guest, module loaded
-# make style      checkpatch on the kernel code
+# make style      checkpatch on the kernel code; the kernel tables of the docs
 # make install    libpollfs, headers, pkg-config file, man pages
 # make uninstall  remove them again
 # make install-module, make dkms-install: the module on this machine
@@ -164,6 +165,18 @@ check: setup
 	$(MAKE) all
 	vm/check $(TESTS)
 
+# The smoke lane, for the kernels CI has no time to run the whole suite
+# on: the module built for the kernel and loaded, then a test of each
+# kind of object (the device, signal, timer, futex waited and watched,
+# AIO, each through epoll), each io_uring path (poll, read and write,
+# multishot read) and an unload and reload; about a minute.
+SMOKE_TESTS = core-device signal-epoll-level timer-epoll-level \
+	futex-wake-one futex-watch-basic aio-epoll-level aio-rw \
+	uring-poll uring-rw uring-multishot-kinds module-reload
+check-smoke: setup
+	$(MAKE) module tests
+	vm/check $(SMOKE_TESTS)
+
 # The suite on a kernel built with KASAN, lockdep, kmemleak and the other
 # checkers of vm/debug.config (vm/debug-kernel builds it once: tens of
 # minutes), the module built against it out of the source tree.  That
@@ -297,9 +310,11 @@ CHECKPATCH ?= build/checkpatch/checkpatch.pl
 $(CHECKPATCH): | host-setup
 	vm/fetch-checkpatch $(dir $@)
 
-# checkpatch, sparse and W=1 on the module, cppcheck on the library:
-# any finding fails.
+# The tables of kernels in README.md, pollfs(7) and vm/README.md against
+# vm/kernels (host-side, a second); checkpatch, sparse and W=1 on the
+# module, cppcheck on the library: any finding fails.
 style: host-setup $(CHECKPATCH)
+	vm/check-kernel-docs
 	$(CHECKPATCH) --no-tree --quiet -f module/*.c module/*.h \
 		include/uapi/linux/pollfs.h
 	$(MAKE) style-build
@@ -422,7 +437,7 @@ clean:
 	$(MAKE) -C examples clean
 
 .PHONY: all module kernel-setup lib tests examples setup host-setup check check-dkms run \
-	shell style fuzz check-unprivileged check-debug check-preempt check-race \
+	shell style fuzz check-unprivileged check-smoke check-debug check-preempt check-race \
 	style-build \
 	install install-lib install-man uninstall install-module dkms-src \
 	dkms-install dkms-uninstall deb deb-prev check-deb \

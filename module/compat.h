@@ -124,7 +124,7 @@ static inline bool pollfs_alarm_start(struct alarm *alarm, ktime_t expires,
 static inline void pollfs_vma_flags_mod(struct vm_area_struct *vma,
 					unsigned long set, unsigned long clear)
 {
-#ifdef VMA_FLAGS_PRIVATE
+#if defined(VMA_FLAGS_PRIVATE) || defined(VMA_FLAGS_T)
 	vm_flags_mod(vma, set, clear);
 #else
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;

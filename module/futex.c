@@ -136,6 +136,7 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/plist.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -757,6 +758,13 @@ static int pollfs_futex_install(struct pollfs_futex_ctx *f,
 	return 0;
 }
 
+/* Nonzero when the word at @addr cannot be made present for reading. */
+static size_t pollfs_futex_fault_in_word(u64 addr)
+{
+	return fault_in_readable((const char __user *)u64_to_user_ptr(addr),
+				 sizeof(u32));
+}
+
 /*
  * Every write of at least one record replaces the previous wait, armed
  * or woken and unread; one that fails, and the disarm record, leave the
@@ -772,7 +780,6 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 	struct pollfs_futex_staged one, *set = &one;
 	unsigned int absent;
 	bool watch = false;
-	u32 uval;
 	int ret;
 
 	if (nrec > POLLFS_FUTEX_WAITV_MAX) {
@@ -808,7 +815,7 @@ static ssize_t pollfs_futex_write(struct pollfs_object *obj,
 		if (ret != -EFAULT)
 			break;
 		/* Its page was not present: fault it in, unlocked. */
-		if (get_user(uval, (u32 __user *)u64_to_user_ptr(set[absent].ev.addr)))
+		if (pollfs_futex_fault_in_word(set[absent].ev.addr))
 			break;
 		if (signal_pending(current)) {
 			ret = -ERESTARTNOINTR;
@@ -1044,11 +1051,10 @@ static void pollfs_futex_ring_work(struct work_struct *work)
 static int pollfs_futex_fault_in(struct pollfs_futex_ctx *f, u64 addr)
 {
 	unsigned int generation = f->generation;
-	u32 uval;
 	int ret;
 
 	pollfs_futex_unlock(f);
-	if (!get_user(uval, (u32 __user *)u64_to_user_ptr(addr)))
+	if (!pollfs_futex_fault_in_word(addr))
 		return signal_pending(current) ? -ERESTARTSYS : -EAGAIN;
 	ret = mutex_lock_killable(&f->lock);
 	if (ret)
