@@ -1035,8 +1035,9 @@ static int fd_kind(int fd)
 
 /*
  * The contexts: 0 is a free entry; the low bit tags a context whose
- * ring was unmapped (the context lives on; its address may now be
- * anyone's, so nothing writes there or unmaps it again).
+ * ring's first page was replaced by an inaccessible one (op_aio): the
+ * context lives on, though no lookup by its id (read from the ring)
+ * finds it any more; nothing writes there or maps over it again.
  */
 static _Atomic uint64_t ctxs[NCTX];
 #define CTX_RINGLESS	1ull
@@ -2401,21 +2402,34 @@ static void op_aio(void)
 				poke(ctx + 8, &v, 4);
 			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
 							    ctx))
-				syscall(SYS_io_destroy, ctx);
+				syscall(SYS_io_destroy, ctx & ~CTX_RINGLESS);
 		}
 		break;
 	}
 	case 9:
 		if (chance(85))
 			goto stale;
-		/* user space may unmap the ring; the context lives on */
+		/*
+		 * User space may unmap the ring; the context lives on.  But
+		 * io_destroy unmaps the ring's range whatever is there by
+		 * then, a ring of pollfs's mapped since included: so the
+		 * ring is replaced by an inaccessible placeholder, which
+		 * keeps the range for the context.  io_destroy, which reads
+		 * the context's id there, fails on it from now on: the
+		 * context dies with the process.
+		 */
 		ctx = atomic_exchange(&ctxs[slot], 0);
 		if (ctx) {
 			uint64_t zero = 0;
 
-			/* once only: then the address is free for others */
-			if (!(ctx & CTX_RINGLESS))
-				r = munmap((void *)(uintptr_t)ctx, PAGE);
+			if (!(ctx & CTX_RINGLESS)) {
+				void *m = mmap((void *)(uintptr_t)ctx, PAGE,
+					       PROT_NONE, MAP_PRIVATE |
+					       MAP_ANONYMOUS | MAP_FIXED,
+					       -1, 0);
+
+				r = m == MAP_FAILED ? -1 : 0;
+			}
 			ctx |= CTX_RINGLESS;
 			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
 							    ctx))
@@ -2527,7 +2541,7 @@ static void fault_tables(void)
 			pt_diag("  AIO context %d: %#llx%s", i,
 				(unsigned long long)ctx_get(i),
 				atomic_load(&ctxs[i]) & CTX_RINGLESS ?
-				" (ring unmapped)" : "");
+				" (ring replaced)" : "");
 }
 
 /* ---- forked children ---- */
