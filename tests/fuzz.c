@@ -3978,13 +3978,18 @@ static bool has_ring(int fd)
 	return m != MAP_FAILED;
 }
 
-/* Under the write lock: unmaps entry i and frees it. */
-static void ringmap_drop(int i)
+/*
+ * Under the write lock: unmaps entry i and frees it, but for its first
+ * @done bytes, unmapped already: the lock does not keep another thread's
+ * mmap from taking them meanwhile.
+ */
+static void ringmap_drop(int i, size_t done)
 {
 	struct ringmap *m = &ringmaps[i];
 
 	as_begin();
-	munmap(m->addr, m->len);
+	if (m->len > done)
+		munmap(m->addr + done, m->len - done);
 	as_end();
 	m->addr = NULL;
 	atomic_fetch_add(&st->ring_unmaps, 1);
@@ -4005,7 +4010,7 @@ static void ringmap_add(void *addr, size_t len,
 			free_i = i;
 	if (free_i < 0) {
 		free_i = (int)rn(NRINGMAP);
-		ringmap_drop(free_i);
+		ringmap_drop(free_i, 0);
 	}
 	ringmaps[free_i].len = len;
 	ringmaps[free_i].known = p != NULL;
@@ -4317,15 +4322,18 @@ static void op_ring_unmap(void)
 
 	pthread_rwlock_wrlock(&ringmap_lock);
 	if (ringmaps[i].addr) {
+		size_t done = 0;
+
 		if (chance(20)) {
 			/* the first page alone first, then the rest */
 			as_begin();
 			munmap(ringmaps[i].addr, PAGE);
 			as_end();
+			done = PAGE;
 		}
 		note("munmap ring mapping %p, %#zx", (void *)ringmaps[i].addr,
 		     ringmaps[i].len);
-		ringmap_drop(i);
+		ringmap_drop(i, done);
 	}
 	pthread_rwlock_unlock(&ringmap_lock);
 }
