@@ -2588,9 +2588,9 @@ static void child_main(uint64_t cseed)
 	for (int i = 0; i < NCTX; i++)
 		atomic_store(&ctxs[i], 0);
 	/*
-	 * The rings' mappings are ours too (fork copied them), but the
-	 * lock may have been held by a thread that is not: a lock of our
-	 * own, no scribbler.
+	 * The rings' mappings are ours too (fork copied them, with the
+	 * table, under the read lock: no unmap of one half done), but the
+	 * lock is held in the copy: a lock of our own, no scribbler.
 	 */
 	pthread_rwlock_init(&ringmap_lock, NULL);
 	thread_tids[0] = (pid_t)syscall(SYS_gettid);
@@ -2780,9 +2780,16 @@ static void op_fork(void)
 	}
 	if (i == MAXCHILD)
 		return;
+	/*
+	 * Not in the middle of an unmap of the rings' mappings, whose entry
+	 * the child would see in its table with the mapping gone, or with
+	 * another thread's mapping taken at its address meanwhile.
+	 */
+	pthread_rwlock_rdlock(&ringmap_lock);
 	pid = fork();
 	if (pid == 0)
 		child_main(cseed);
+	pthread_rwlock_unlock(&ringmap_lock);
 	note("fork -> %d", pid);
 	if (pid < 0) {
 		atomic_store(&children[i].pid, 0);
