@@ -3840,7 +3840,19 @@ static void op_timer_get(void)
 			atomic_fetch_add(&st->timer_gets, 1);
 			if (!ts_ok(&ev.remaining) || !ts_ok(&ev.interval))
 				FAIL("TIMER_GET on our timer fd %d: bad "
-				     "timespecs", fd);
+				     "timespecs: remaining %lld.%09lld, "
+				     "interval %lld.%09lld (armed with clock "
+				     "%d, flags %#x, value %lld.%09lld, "
+				     "interval %lld.%09lld)", fd,
+				     (long long)ev.remaining.tv_sec,
+				     (long long)ev.remaining.tv_nsec,
+				     (long long)ev.interval.tv_sec,
+				     (long long)ev.interval.tv_nsec,
+				     spec.clockid, spec.flags,
+				     (long long)spec.value.tv_sec,
+				     (long long)spec.value.tv_nsec,
+				     (long long)spec.interval.tv_sec,
+				     (long long)spec.interval.tv_nsec);
 			if (!ev.expirations)
 				continue;
 			/*
