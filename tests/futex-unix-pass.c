@@ -19,41 +19,6 @@ static uint32_t word = 0x51;
 static uint32_t *shm;
 static int sk[2];
 
-static void send_fd(int s, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char c = 'f';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(s, &msg, 0), 1);
-}
-
-static int recv_fd(int s)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), 1);
-	cm = CMSG_FIRSTHDR(&msg);
-	CHECK(cm && cm->cmsg_type == SCM_RIGHTS);
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 static void say(int s)
 {
 	CHECK_EQ(write(s, "s", 1), 1);
@@ -70,7 +35,7 @@ static int receiver(void)
 {
 	char link[64], path[64];
 	ssize_t n;
-	int fd = recv_fd(sk[1]);
+	int fd = pt_recv_fd(sk[1], NULL, 0);
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
@@ -124,7 +89,7 @@ int main(void)
 
 	fd = fx_new(POLLFS_NONBLOCK);
 	fx_arm(fd, &word, 0x51, FX_PRIVATE);
-	send_fd(sk[0], fd);
+	pt_send_fd(sk[0], fd, NULL, 0);
 	hear(sk[0]);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);

@@ -19,55 +19,6 @@ static uint64_t mask;	/* SIGUSR1 and SIGUSR2 */
 static int sock[2];
 static pid_t sender;
 
-static void send_fd(int s, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	struct iovec iov;
-	char c = 'F';
-
-	memset(&msg, 0, sizeof(msg));
-	memset(cbuf, 0, sizeof(cbuf));
-	iov.iov_base = &c;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(s, &msg, 0), 1);
-}
-
-static int recv_fd(int s)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	struct iovec iov;
-	char c;
-	int fd;
-
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &c;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), 1);
-	cm = CMSG_FIRSTHDR(&msg);
-	CHECK(cm && cm->cmsg_level == SOL_SOCKET &&
-	      cm->cmsg_type == SCM_RIGHTS &&
-	      cm->cmsg_len == CMSG_LEN(sizeof(int)));
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 static void word(int s, char w)
 {
 	CHECK_EQ(write(s, &w, 1), 1);
@@ -102,13 +53,13 @@ static int pass_object(void (*fn)(int fd), bool sender_pending,
 	CHECK(*child >= 0);
 	if (*child == 0) {
 		alarm(0);
-		fn(recv_fd(sock[1]));
+		fn(pt_recv_fd(sock[1], NULL, 0));
 		_exit(PT_PASS);
 	}
 	fd = ps_signal(mask, POLLFS_NONBLOCK);
 	if (sender_pending)
 		CHECK_SYS(kill(getpid(), SIGUSR1));
-	send_fd(sock[0], fd);
+	pt_send_fd(sock[0], fd, NULL, 0);
 	return fd;
 }
 
