@@ -44,14 +44,6 @@ static pid_t spawn(void (*fn)(void))
 	return pid;
 }
 
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	return status;
-}
-
 /* exits with one object on shm[0] and a wait-any of 128 on shm[1..] */
 static void child_exits(void)
 {
@@ -107,7 +99,7 @@ int main(void)
 	pid = spawn(child_exits);
 	wait_child_ready();
 	CHECK_EQ(kill(pid, SIGTERM), 0);
-	status = reap(pid);
+	status = pt_wait_status(pid);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 	for (int i = 0; i < 129; i++)
 		CHECK_EQ(fx_wake(&shm[i], INT_MAX, FX_SHARED), 0);
@@ -117,7 +109,7 @@ int main(void)
 	wait_child_ready();
 	fx_wait_sleeping(pid, SYS_read);
 	CHECK_EQ(kill(pid, SIGKILL), 0);
-	status = reap(pid);
+	status = pt_wait_status(pid);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	CHECK_EQ(fx_wake(&shm[0], INT_MAX, FX_SHARED), 0);
 
@@ -132,7 +124,7 @@ int main(void)
 	/* armed by a child on its own word, the child gone */
 	inherited = fd;
 	pid = spawn(child_arms_inherited);
-	status = reap(pid);
+	status = pt_wait_status(pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == PT_PASS);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
@@ -144,7 +136,7 @@ int main(void)
 	fx_expect_rec(fd, &word, 3, FX_PRIVATE);
 	/* again armed by a dead child, then closed */
 	pid = spawn(child_arms_inherited);
-	reap(pid);
+	pt_wait_status(pid);
 	CHECK_SYS(close(fd));
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 	return PT_PASS;

@@ -263,39 +263,19 @@ static void resolve(void)
 	st.resolved = true;
 }
 
-/* Waits up to @ms for @pid to end; true if it did. */
-static bool reap(pid_t pid, int ms, int *status)
-{
-	int64_t end = pt_mono() + MS(ms);
-	pid_t r;
-
-	for (;;) {
-		r = waitpid(pid, status, WNOHANG);
-		if (r == pid)
-			return true;
-		if (r < 0 && errno != EINTR)
-			return false;
-		if (pt_mono() > end)
-			return false;
-		pt_sleep_ms(5);
-	}
-}
-
 /* On a failed check: let everything go, and leave nothing behind. */
 static void cleanup(void)
 {
-	int status;
-
 	resolve();
 	if (st.victim > 0 && !st.victim_reaped) {
 		kill(st.victim, SIGKILL);
-		if (!reap(st.victim, 10000, &status))
+		if (pt_reap_within(st.victim, 10000) < 0)
 			pt_diag("victim %d still there (state %c)",
 				(int)st.victim, proc_state(st.victim));
 	}
 	if (st.attacker > 0) {
 		kill(st.attacker, SIGKILL);
-		reap(st.attacker, 10000, &status);
+		pt_reap_within(st.attacker, 10000);
 	}
 }
 
@@ -418,7 +398,8 @@ static void stall_end(void)
 		FAIL("the stalled write, its fault resolved: returned %lld, "
 		     "errno %d (%s)", (long long)m.ret, m.err,
 		     strerror(m.err));
-	if (!reap(st.attacker, PT_WAIT_MS, &status))
+	status = pt_reap_within(st.attacker, PT_WAIT_MS);
+	if (status < 0)
 		FAIL("attacker still there %d ms after its write", PT_WAIT_MS);
 	st.attacker = 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
@@ -432,7 +413,8 @@ static void stall_end(void)
 			recv_msg(st.sv, &res, sizeof(res));
 			st.reported = true;
 		}
-		if (!reap(st.victim, PT_WAIT_MS, &status))
+		status = pt_reap_within(st.victim, PT_WAIT_MS);
+		if (status < 0)
 			FAIL("victim still there %d ms after the write",
 			     PT_WAIT_MS);
 		st.victim_reaped = true;
@@ -538,7 +520,8 @@ TEST(blocking_read_killable)
 	s = proc_state(st.victim);
 	t_kill = pt_mono();
 	CHECK_SYS(kill(st.victim, SIGKILL));
-	if (!reap(st.victim, KILL_MS, &status))
+	status = pt_reap_within(st.victim, KILL_MS);
+	if (status < 0)
 		FAIL("a blocking read while another user's write is stalled "
 		     "in a fault: the reader still there %d ms after "
 		     "SIGKILL, in state %c (before: %c, D for %lld ms): held "

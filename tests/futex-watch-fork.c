@@ -46,16 +46,6 @@ static char recv1(int p)
 	return c;
 }
 
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status))
-		FAIL("child killed by signal %d", WTERMSIG(status));
-	return WEXITSTATUS(status);
-}
-
 /* The parent's wait, read by the child. */
 TEST(parent_armed_read_by_the_child)
 {
@@ -88,7 +78,7 @@ TEST(parent_armed_read_by_the_child)
 		CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
 		CHECK_EQ(recv1(to_parent[0]), 'r');
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	/* the child is gone: the parent's wait goes on */
 	fx_expect_armed(fd);
 	word = 77;
@@ -140,7 +130,7 @@ TEST(child_armed_read_by_the_parent)
 	send1(to_child[1], 'd');
 	CHECK_EQ(recv1(to_parent[0]), 'd');
 	fx_expect_unarmed(fd);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	fx_expect_unarmed(fd);
 	CHECK_SYS(close(fd));
 }

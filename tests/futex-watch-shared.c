@@ -42,16 +42,6 @@ static char recv1(int p)
 	return c;
 }
 
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status))
-		FAIL("child killed by signal %d", WTERMSIG(status));
-	return WEXITSTATUS(status);
-}
-
 /* The child stores and wakes; the parent's object watches. */
 static void parent_watches(void)
 {
@@ -81,7 +71,7 @@ static void parent_watches(void)
 		fx_expect_watch(fd, &shm[1], 1000 + i, FX_SHARED | FX_WATCH);
 		send1(to_child[1], 'r');
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	/* still armed, on the last value */
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&shm[1], INT_MAX, FX_SHARED), 1);
@@ -130,7 +120,7 @@ static void child_watches(int memfd, uint32_t *mine)
 	CHECK_EQ(recv1(to_parent[0]), 'c');
 	/* closed there: no waiter left */
 	CHECK_EQ(fx_wake(&mine[3], INT_MAX, FX_SHARED), 0);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 }
 
 int main(void)

@@ -173,8 +173,7 @@ TEST(timer_list)
 	CHECK_EQ(recv_c(up[0]), 'a');
 	n = queued_pollfs_timers();
 	if (n != 1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		pt_kill_reap(pid);
 		pt_skip("/proc/timer_list shows %d pollfs_hrtimer_fired for "
 			"one running timer: cannot tell it from there", n);
 	}
