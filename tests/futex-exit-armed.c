@@ -22,15 +22,12 @@ static int pfd[2];
 
 static void tell_parent(void)
 {
-	if (write(pfd[1], "a", 1) != 1)
-		FAIL("write(pipe): %s", strerror(errno));
+	pt_send_byte(pfd[1], 'a');
 }
 
 static void wait_child_ready(void)
 {
-	char c;
-
-	CHECK_EQ(read(pfd[0], &c, 1), 1);
+	pt_recv_byte(pfd[0]);
 }
 
 static pid_t spawn(void (*fn)(void))

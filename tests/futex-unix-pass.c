@@ -19,18 +19,6 @@ static uint32_t word = 0x51;
 static uint32_t *shm;
 static int sk[2];
 
-static void say(int s)
-{
-	CHECK_EQ(write(s, "s", 1), 1);
-}
-
-static void hear(int s)
-{
-	char c;
-
-	CHECK_EQ(read(s, &c, 1), 1);
-}
-
 static int receiver(void)
 {
 	char link[64], path[64];
@@ -48,7 +36,7 @@ static int receiver(void)
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_SHARED), 0);
 	fx_expect_armed(fd);
-	say(sk[1]);
+	pt_send_byte(sk[1], 's');
 	/* the sender wakes it; we read the record */
 	pt_wait_readable(fd, PT_WAIT_MS);
 	fx_expect_rec(fd, &word, 0x51, FX_PRIVATE);
@@ -56,17 +44,17 @@ static int receiver(void)
 	/* re-armed here on our word */
 	word = 0x52;
 	fx_arm(fd, &word, 0x52, FX_PRIVATE);
-	say(sk[1]);
-	hear(sk[1]);
+	pt_send_byte(sk[1], 's');
+	pt_recv_byte(sk[1]);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
 	fx_expect_rec(fd, &word, 0x52, FX_PRIVATE);
-	say(sk[1]);
+	pt_send_byte(sk[1], 's');
 
 	/* shared: our wake of the shared word counts it */
-	hear(sk[1]);
+	pt_recv_byte(sk[1]);
 	CHECK_EQ(fx_wake(&shm[3], INT_MAX, FX_SHARED), 1);
-	say(sk[1]);
+	pt_send_byte(sk[1], 's');
 	CHECK_SYS(close(fd));
 	return PT_PASS;
 }
@@ -90,24 +78,24 @@ int main(void)
 	fd = fx_new(POLLFS_NONBLOCK);
 	fx_arm(fd, &word, 0x51, FX_PRIVATE);
 	pt_send_fd(sk[0], fd, NULL, 0);
-	hear(sk[0]);
+	pt_recv_byte(sk[0]);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
 
 	/* the receiver re-armed on its word */
-	hear(sk[0]);
+	pt_recv_byte(sk[0]);
 	CHECK_EQ(word, 0x51);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 	fx_expect_armed(fd);
-	say(sk[0]);
+	pt_send_byte(sk[0], 's');
 
 	/* shared, woken by the receiver */
-	hear(sk[0]);
+	pt_recv_byte(sk[0]);
 	fx_expect_unarmed(fd);
 	fx_arm(fd, &shm[3], 0, FX_SHARED);
-	say(sk[0]);
-	hear(sk[0]);
+	pt_send_byte(sk[0], 's');
+	pt_recv_byte(sk[0]);
 	fx_expect_rec(fd, &shm[3], 0, FX_SHARED);
 
 	CHECK_EQ(waitpid(pid, &status, 0), pid);

@@ -19,11 +19,6 @@ static uint64_t mask;	/* SIGUSR1 and SIGUSR2 */
 static int sock[2];
 static pid_t sender;
 
-static void word(int s, char w)
-{
-	CHECK_EQ(write(s, &w, 1), 1);
-}
-
 static void expect_word(int s, char w)
 {
 	char c = 0;
@@ -115,7 +110,7 @@ static void receiver_blocking_read(int fd)
 	struct pollfs_siginfo psi;
 
 	CHECK_SYS(fcntl(fd, F_SETFL, 0));
-	word(sock[1], 'R');
+	pt_send_byte(sock[1], 'R');
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
 	ps_check_sig(&psi, SIGUSR1, SI_USER);
 	CHECK_EQ(psi.psi_pid, sender);
@@ -156,7 +151,7 @@ static void receiver_epoll(int fd)
 	e.events = EPOLLIN;
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 0);
-	word(sock[1], 'E');
+	pt_send_byte(sock[1], 'E');
 	CHECK_EQ(epoll_wait(ep, &e, 1, PT_WAIT_MS), 1);
 	CHECK_EQ(e.events, EPOLLIN);
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
@@ -174,7 +169,7 @@ TEST(epoll_in_the_receiver_woken_by_its_signal)
 
 static void receiver_sees_none(int fd)
 {
-	word(sock[1], 'P');
+	pt_send_byte(sock[1], 'P');
 	expect_word(sock[1], 'S');
 	ps_expect_empty(fd);
 	CHECK_SYS(close(fd));
@@ -187,14 +182,14 @@ TEST(sender_signal_raised_after_passing_stays_the_senders)
 
 	expect_word(sock[0], 'P');
 	CHECK_SYS(kill(getpid(), SIGUSR1));
-	word(sock[0], 'S');
+	pt_send_byte(sock[0], 'S');
 	sender_reads_its_own(child, fd);
 }
 
 static void receiver_sets_mask(int fd)
 {
 	ps_set_mask(fd, ps_bit(SIGUSR2));
-	word(sock[1], 'M');
+	pt_send_byte(sock[1], 'M');
 	CHECK_SYS(close(fd));
 	expect_word(sock[1], 'Q');
 }
@@ -212,7 +207,7 @@ TEST(mask_written_by_the_receiver_is_the_senders)
 	ps_set_mask(fd, mask);
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
 	ps_check_sig(&psi, SIGUSR1, SI_USER);
-	word(sock[0], 'Q');
+	pt_send_byte(sock[0], 'Q');
 	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
 	ps_expect_empty(fd);
 	CHECK_SYS(close(fd));
