@@ -734,3 +734,34 @@ bool pt_module_loaded(void)
 
 	return stat("/sys/module/pollfs", &st) == 0;
 }
+
+static const char *module_ko;
+
+/* pt_module_ko()'s fail hook. */
+static void module_reload(void)
+{
+	char out[1024];
+	char *argv[] = { "insmod", (char *)module_ko, NULL };
+
+	if (pt_module_loaded())
+		return;
+	if (pt_run_cmd(argv, out, sizeof(out)) != 0)
+		pt_diag("insmod %s failed: %s", module_ko, out);
+}
+
+const char *pt_module_ko(void)
+{
+	const char *ko;
+
+	pt_require_root();
+	ko = getenv("POLLFS_KO");
+	if (!ko || !*ko)
+		pt_skip("POLLFS_KO is not set: cannot reload the module");
+	if (access(ko, R_OK))
+		pt_skip("POLLFS_KO=%s: %s", ko, strerror(errno));
+	if (!pt_module_loaded())
+		FAIL("the pollfs module is not loaded");
+	module_ko = ko;
+	pt_on_fail(module_reload);
+	return ko;
+}

@@ -303,5 +303,13 @@ ssize_t pt_read_file(const char *path, char *buf, size_t size);
 int pt_run_cmd(char *const argv[], char *out, size_t outsz);
 /* True if /sys/module/pollfs exists. */
 bool pt_module_loaded(void);
+/*
+ * For a test that unloads the module: skips it unless it runs as root
+ * and $POLLFS_KO names a readable file, fails it unless pollfs is
+ * loaded, and makes its fail hook load $POLLFS_KO again (insmod; a
+ * failure to is only reported) if pollfs is then not loaded.  Returns
+ * $POLLFS_KO.
+ */
+const char *pt_module_ko(void);
 
 #endif /* POLLFS_TESTS_LIB_H */
