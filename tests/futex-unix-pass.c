@@ -21,14 +21,9 @@ static int sk[2];
 
 static int receiver(void)
 {
-	char link[64], path[64];
-	ssize_t n;
 	int fd = pt_recv_fd(sk[1], NULL, 0);
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-	link[n] = 0;
-	CHECK(!strcmp(link, "pollfs:[futex]"));
+	pt_expect_fd_link(fd, "pollfs:[futex]");
 
 	/* the sender's private wait: not ours to wake */
 	fx_expect_armed(fd);

@@ -74,13 +74,8 @@ static void sender_reads_its_own(pid_t child, int fd)
 static void receiver_own_only(int fd)
 {
 	struct pollfs_siginfo psi;
-	char path[64], target[64];
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
-	target[n] = 0;
-	CHECK(strcmp(target, "pollfs:[signal]") == 0);
+	pt_expect_fd_link(fd, "pollfs:[signal]");
 	CHECK_EQ(ps_fdinfo_mask(0, fd), mask);
 
 	/* the sender has SIGUSR1 pending: not ours */

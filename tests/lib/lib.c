@@ -629,6 +629,23 @@ void pt_fdinfo_at(const char *file, int line, int fd, char *buf, size_t size)
 		pt_fail_at(file, line, "read %s: %s", path, strerror(errno));
 }
 
+void pt_expect_fd_link_at(const char *file, int line, int fd,
+			  const char *want)
+{
+	char path[64], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		pt_fail_at(file, line, "readlink(%s): %s", path,
+			   strerror(errno));
+	link[n] = 0;
+	if (strcmp(link, want))
+		pt_fail_at(file, line, "readlink(%s) = \"%s\", expected \"%s\"",
+			   path, link, want);
+}
+
 void pt_slab_shrink(const char *name)
 {
 	char path[128];

@@ -288,6 +288,12 @@ void pt_become_nobody_at(const char *file, int line);
 #define pt_fdinfo(fd, buf, size) \
 	pt_fdinfo_at(__FILE__, __LINE__, fd, buf, size)
 void pt_fdinfo_at(const char *file, int line, int fd, char *buf, size_t size);
+/* Fails the test unless fd's /proc/self/fd link reads want (a pollfs
+ * object's is "pollfs:[KIND]"). */
+#define pt_expect_fd_link(fd, want)					\
+	pt_expect_fd_link_at(__FILE__, __LINE__, (fd), (want))
+void pt_expect_fd_link_at(const char *file, int line, int fd,
+			  const char *want);
 /* Shrinks slab cache @name (as root; errors are ignored).  Under KASAN
  * this also empties its quarantine, whose freed objects /proc/slabinfo
  * still counts as active. */
