@@ -465,10 +465,19 @@ static void pollfs_timer_peek(struct pollfs_timer_ctx *t, u64 *missed,
 		delta = -hrtimer_expires_remaining(&t->t.tmr);
 		interval = max_t(ktime_t, interval, hrtimer_resolution);
 	}
-	/* As the kernel's forward: past the expiry, whole periods missed. */
-	periods = delta < 0 ? 0 : ktime_divns(delta, interval);
+	/*
+	 * As the kernel's forward: past the expiry, whole periods missed;
+	 * before it (the clock set back), one period after it, saturated as
+	 * the re-arm's addition is.
+	 */
+	if (delta < 0) {
+		*missed = 0;
+		*remaining = ktime_add_safe(interval, -delta);
+		return;
+	}
+	periods = ktime_divns(delta, interval);
 	*missed = periods;
-	*remaining = (delta < 0 ? 0 : periods * interval) + interval - delta;
+	*remaining = periods * interval + interval - delta;
 }
 
 static ktime_t pollfs_timer_to_host(clockid_t clockid, ktime_t tim)

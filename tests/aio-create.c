@@ -37,18 +37,6 @@ static void expect_einval(aio_context_t id, const char *what)
 		     fd >= 0 ? 0 : errno, fd >= 0 ? "" : strerror(errno));
 }
 
-static void check_link(int fd, const char *want)
-{
-	char path[64], link[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-	link[n] = 0;
-	if (strcmp(link, want))
-		FAIL("readlink(%s) = \"%s\", expected \"%s\"", path, link, want);
-}
-
 static aio_context_t parent_ctx;
 
 /* A fresh process has no AIO context: the parent's id is not its own. */
@@ -118,7 +106,7 @@ TEST(live_context)
 
 	setup();
 	fd = ax_fd(ctx, 0);
-	check_link(fd, "pollfs:[aio]");
+	pt_expect_fd_link(fd, "pollfs:[aio]");
 	fl = CHECK_SYS(fcntl(fd, F_GETFL));
 	CHECK_EQ(fl & O_ACCMODE, O_RDWR);
 	CHECK_EQ(fl & O_NONBLOCK, 0);
@@ -157,14 +145,14 @@ TEST(creation_flags)
 
 	setup();
 	fd = ax_fd(ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-	check_link(fd, "pollfs:[aio]");
+	pt_expect_fd_link(fd, "pollfs:[aio]");
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFL)) & O_NONBLOCK);
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC);
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
 
 	fd = ax_fd(big, O_NONBLOCK);	/* the O_ spelling is the same */
-	check_link(fd, "pollfs:[aio]");
+	pt_expect_fd_link(fd, "pollfs:[aio]");
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
 }
@@ -320,7 +308,7 @@ TEST(bad_argument_pointer)
 
 	memcpy(hole - 16, &op, sizeof(op));
 	fd = CHECK_SYS(ioctl(dev, POLLFS_IOC_AIO, hole - 16));
-	check_link(fd, "pollfs:[aio]");
+	pt_expect_fd_link(fd, "pollfs:[aio]");
 	CHECK_SYS(close(fd));
 	CHECK_SYS(close(dev));
 }

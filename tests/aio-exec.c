@@ -15,16 +15,7 @@ static int after_exec(int fd, aio_context_t old)
 	int fd2;
 
 	/* pollfs:[aio], hung up */
-	{
-		char path[64], link[64];
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-		link[n] = 0;
-		if (strcmp(link, "pollfs:[aio]"))
-			FAIL("fd %d is \"%s\" after exec", fd, link);
-	}
+	pt_expect_fd_link(fd, "pollfs:[aio]");
 	ax_wait_hup(fd, PT_WAIT_MS);
 	CHECK_ERR(ax_fd_try(old, 0), EINVAL);
 

@@ -145,16 +145,14 @@ static pthread_attr_t attack_attr;
 /* Kills every attacker process and reaps it; idempotent. */
 static void stop_attack(void)
 {
-	int status;
-
+	/* all killed first: they die together, not one after another */
 	for (int i = 0; i < nr_attackers; i++)
 		if (attackers[i] > 0)
 			kill(attackers[i], SIGKILL);
 	for (int i = 0; i < nr_attackers; i++) {
 		if (attackers[i] <= 0)
 			continue;
-		while (waitpid(attackers[i], &status, 0) < 0 && errno == EINTR)
-			;
+		pt_kill_reap(attackers[i]);
 		attackers[i] = 0;
 	}
 }

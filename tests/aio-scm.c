@@ -16,48 +16,6 @@ PT_BUDGET(90);
 
 static int sock[2];
 
-static void send_fd(int s, int fd, aio_context_t ctx)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &ctx, sizeof(ctx) };
-	struct msghdr msg;
-	struct cmsghdr *cm;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(s, &msg, 0), sizeof(ctx));
-}
-
-static int recv_fd(int s, aio_context_t *ctx)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { ctx, sizeof(*ctx) };
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	int fd;
-
-	CHECK(ax_revents(s, POLLIN, PT_WAIT_MS) & POLLIN);
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), sizeof(*ctx));
-	cm = CMSG_FIRSTHDR(&msg);
-	CHECK(cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS);
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* What the owner does and what the object says, for a failure report. */
 static void show_state(pid_t pid, int fd)
 {
@@ -94,7 +52,7 @@ static int owner(void *arg)
 	fd = ax_fd(ctx, 0);
 	file = ax_tmpfile("/tmp", 0);
 	CHECK_SYS(pipe2(pfd, O_CLOEXEC));
-	send_fd(s, fd, ctx);
+	pt_send_fd(s, fd, &ctx, sizeof(ctx));
 	if (how != KEEP_AND_EXIT)
 		CHECK_SYS(close(fd));
 	ax_expect_msg(s, 'g');
@@ -131,7 +89,7 @@ static void check_hangup(int how)
 		_exit(owner((void *)(intptr_t)how));
 	}
 	CHECK_SYS(close(sock[1]));
-	fd = recv_fd(sock[0], &ctx);
+	fd = pt_recv_fd(sock[0], &ctx, sizeof(ctx));
 	pt_diag("%s: received fd %d for context %#llx", cname[how], fd,
 		(unsigned long long)ctx);
 	ax_expect_empty(fd);

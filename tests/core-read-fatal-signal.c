@@ -77,9 +77,7 @@ static void stop_wakers(void)
 	for (int i = 0; i < WAKERS; i++) {
 		if (wakers[i] <= 0)
 			continue;
-		kill(wakers[i], SIGKILL);
-		while (waitpid(wakers[i], NULL, 0) < 0 && errno == EINTR)
-			;
+		pt_kill_reap(wakers[i]);
 		wakers[i] = 0;
 	}
 }
@@ -88,9 +86,7 @@ static void stop_all(void)
 {
 	stop_wakers();
 	if (reader_pid > 0) {
-		kill(reader_pid, SIGKILL);
-		while (waitpid(reader_pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		pt_kill_reap(reader_pid);
 		reader_pid = 0;
 	}
 }
@@ -218,25 +214,6 @@ static int start_reader(bool caught)
 	return fd;
 }
 
-/* Waits for @pid up to @ms; its wait status, or -1 if still running. */
-static int reap_within(pid_t pid, int ms)
-{
-	int64_t deadline = pt_mono() + MS(ms);
-	int status;
-	pid_t r;
-
-	for (;;) {
-		r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			return status;
-		if (r < 0 && errno != EINTR)
-			FAIL("waitpid: %s", strerror(errno));
-		if (pt_mono() > deadline)
-			return -1;
-		pt_sleep_ms(2);
-	}
-}
-
 static void report(const char *what)
 {
 	pt_diag("%s: %ld reads returned, %ld records (at most %ld in one); "
@@ -256,12 +233,12 @@ TEST(sigkill_ends_the_read)
 	pt_sleep_ms(READ_MS);
 	t_kill = pt_mono();
 	CHECK_SYS(kill(reader_pid, SIGKILL));
-	status = reap_within(reader_pid, limit);
+	status = pt_reap_within(reader_pid, limit);
 	if (status < 0) {
 		report("SIGKILL");
 		t_stop = pt_mono();
 		stop_wakers();
-		if (reap_within(reader_pid, PT_WAIT_MS) >= 0)
+		if (pt_reap_within(reader_pid, PT_WAIT_MS) >= 0)
 			reader_pid = 0;
 		FAIL("SIGKILL: the reader still ran %d ms after the signal; it "
 		     "died %lld ms after the wakers stopped", limit,
@@ -324,7 +301,7 @@ TEST(caught_signal_ends_the_read)
 	}
 	stop_wakers();
 	report("SIGUSR1");
-	status = reap_within(reader_pid, PT_WAIT_MS);
+	status = pt_reap_within(reader_pid, PT_WAIT_MS);
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
 		FAIL("the reader ended with status %#x", status);
 	reader_pid = 0;

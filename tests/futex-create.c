@@ -17,10 +17,8 @@ static void check_new(int fd, bool nonblock, bool cloexec)
 {
 	struct pollfs_futex_event buf[2];
 	struct epoll_event e;
-	char link[64], path[64];
 	struct timeval tv = { 0, 100000 };
 	fd_set rd;
-	ssize_t n;
 	int fl, ep;
 
 	fl = CHECK_SYS(fcntl(fd, F_GETFL));
@@ -28,12 +26,7 @@ static void check_new(int fd, bool nonblock, bool cloexec)
 	CHECK_EQ(!!(fl & O_NONBLOCK), nonblock);
 	CHECK_EQ(!!(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC), cloexec);
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-	link[n] = 0;
-	if (strcmp(link, "pollfs:[futex]"))
-		FAIL("readlink(%s) = \"%s\", expected \"pollfs:[futex]\"",
-		     path, link);
+	pt_expect_fd_link(fd, "pollfs:[futex]");
 
 	/* unarmed: EINVAL from a read in the file's own mode (a blocking
 	 * one too, which must not sleep) and in the other mode */

@@ -31,16 +31,8 @@ static int new_image(const struct handoff *h)
 	/* the fds are there, of the right kind */
 	const int fds[3] = { h->fa, h->fb, h->fs };
 
-	for (int i = 0; i < 3; i++) {
-		char path[64], link[64];
-		int n = fds[i];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", n);
-		len = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-		link[len] = 0;
-		CHECK(!strcmp(link, "pollfs:[futex]"));
-	}
+	for (int i = 0; i < 3; i++)
+		pt_expect_fd_link(fds[i], "pollfs:[futex]");
 
 	/* armed on the old address space's word: armed, never fires */
 	fx_expect_armed(h->fa);

@@ -22,15 +22,12 @@ static int pfd[2];
 
 static void tell_parent(void)
 {
-	if (write(pfd[1], "a", 1) != 1)
-		FAIL("write(pipe): %s", strerror(errno));
+	pt_send_byte(pfd[1], 'a');
 }
 
 static void wait_child_ready(void)
 {
-	char c;
-
-	CHECK_EQ(read(pfd[0], &c, 1), 1);
+	pt_recv_byte(pfd[0]);
 }
 
 static pid_t spawn(void (*fn)(void))
@@ -42,14 +39,6 @@ static pid_t spawn(void (*fn)(void))
 		_exit(PT_PASS);
 	}
 	return pid;
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	return status;
 }
 
 /* exits with one object on shm[0] and a wait-any of 128 on shm[1..] */
@@ -107,7 +96,7 @@ int main(void)
 	pid = spawn(child_exits);
 	wait_child_ready();
 	CHECK_EQ(kill(pid, SIGTERM), 0);
-	status = reap(pid);
+	status = pt_wait_status(pid);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 	for (int i = 0; i < 129; i++)
 		CHECK_EQ(fx_wake(&shm[i], INT_MAX, FX_SHARED), 0);
@@ -117,7 +106,7 @@ int main(void)
 	wait_child_ready();
 	fx_wait_sleeping(pid, SYS_read);
 	CHECK_EQ(kill(pid, SIGKILL), 0);
-	status = reap(pid);
+	status = pt_wait_status(pid);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	CHECK_EQ(fx_wake(&shm[0], INT_MAX, FX_SHARED), 0);
 
@@ -132,7 +121,7 @@ int main(void)
 	/* armed by a child on its own word, the child gone */
 	inherited = fd;
 	pid = spawn(child_arms_inherited);
-	status = reap(pid);
+	status = pt_wait_status(pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == PT_PASS);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
@@ -144,7 +133,7 @@ int main(void)
 	fx_expect_rec(fd, &word, 3, FX_PRIVATE);
 	/* again armed by a dead child, then closed */
 	pid = spawn(child_arms_inherited);
-	reap(pid);
+	pt_wait_status(pid);
 	CHECK_SYS(close(fd));
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 	return PT_PASS;

@@ -30,15 +30,6 @@ static void sync_read(int p)
 		FAIL("read(pipe): %s", strerror(errno));
 }
 
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 int main(void)
 {
 	pid_t pid;
@@ -60,7 +51,7 @@ int main(void)
 	}
 	fx_wait_sleeping(pid, SYS_read);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	fx_expect_unarmed(fd);
 
 	/* armed by the child on its word */
@@ -85,7 +76,7 @@ int main(void)
 	/* the child's record */
 	fx_expect_rec(fd, &word, 22, FX_PRIVATE);
 	sync_write(cfd[1]);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 
 	/* armed by the parent, the child closes its copy and exits: the
 	 * object is the parent's still */
@@ -95,7 +86,7 @@ int main(void)
 		close(fd);
 		_exit(PT_PASS);
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
 	fx_expect_rec(fd, &word, 21, FX_PRIVATE);

@@ -97,40 +97,6 @@ struct stall {
 static struct stall st = { .uffd = -1, .sa = -1, .sv = -1 };
 static uint32_t word;		/* the attacker's futex word */
 
-static void send_fd(int sock, int fd, const void *data, size_t len)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { (void *)data, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(sock, &mh, 0), (long)len);
-}
-
-static int recv_fd(int sock, void *data, size_t len)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { data, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	int fd;
-
-	CHECK_EQ(recvmsg(sock, &mh, MSG_CMSG_CLOEXEC), (long)len);
-	c = CMSG_FIRSTHDR(&mh);
-	CHECK(c && c->cmsg_type == SCM_RIGHTS &&
-	      c->cmsg_len == CMSG_LEN(sizeof(int)));
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 /* Reads one message of exactly @len bytes from a SOCK_SEQPACKET. */
 static void recv_msg(int sock, void *data, size_t len)
 {
@@ -203,7 +169,7 @@ static void attacker(int sa, int av, enum setup setup)
 	pt_become_nobody();
 	m.what = 'u';
 	m.page = (uintptr_t)page;
-	send_fd(sa, uffd, &m, sizeof(m));
+	pt_send_fd(sa, uffd, &m, sizeof(m));
 	CHECK_SYS(close(uffd));
 
 	fd = fx_new(0);
@@ -223,7 +189,7 @@ static void attacker(int sa, int av, enum setup setup)
 	}
 	m.what = 'f';
 	m.page = (uintptr_t)&word;
-	send_fd(av, fd, &m, sizeof(m));
+	pt_send_fd(av, fd, &m, sizeof(m));
 	m.what = 'r';
 	send_msg(sa, &m, sizeof(m));
 	recv_msg(sa, &go, 1);
@@ -255,7 +221,7 @@ static void victim(int sv, int av, enum action action)
 	CHECK_SYS(setgroups(0, NULL));
 	CHECK_SYS(setresgid(VICTIM_UID, VICTIM_UID, VICTIM_UID));
 	CHECK_SYS(setresuid(VICTIM_UID, VICTIM_UID, VICTIM_UID));
-	fd = recv_fd(av, &m, sizeof(m));
+	fd = pt_recv_fd(av, &m, sizeof(m));
 	send_msg(sv, "r", 1);
 	recv_msg(sv, &go, 1);
 
@@ -297,39 +263,19 @@ static void resolve(void)
 	st.resolved = true;
 }
 
-/* Waits up to @ms for @pid to end; true if it did. */
-static bool reap(pid_t pid, int ms, int *status)
-{
-	int64_t end = pt_mono() + MS(ms);
-	pid_t r;
-
-	for (;;) {
-		r = waitpid(pid, status, WNOHANG);
-		if (r == pid)
-			return true;
-		if (r < 0 && errno != EINTR)
-			return false;
-		if (pt_mono() > end)
-			return false;
-		pt_sleep_ms(5);
-	}
-}
-
 /* On a failed check: let everything go, and leave nothing behind. */
 static void cleanup(void)
 {
-	int status;
-
 	resolve();
 	if (st.victim > 0 && !st.victim_reaped) {
 		kill(st.victim, SIGKILL);
-		if (!reap(st.victim, 10000, &status))
+		if (pt_reap_within(st.victim, 10000) < 0)
 			pt_diag("victim %d still there (state %c)",
 				(int)st.victim, proc_state(st.victim));
 	}
 	if (st.attacker > 0) {
 		kill(st.attacker, SIGKILL);
-		reap(st.attacker, 10000, &status);
+		pt_reap_within(st.attacker, 10000);
 	}
 }
 
@@ -373,7 +319,7 @@ static void stall_start(enum setup setup, enum action action)
 	st.sa = sa[0];
 	st.sv = sv[0];
 
-	st.uffd = recv_fd(st.sa, &m, sizeof(m));
+	st.uffd = pt_recv_fd(st.sa, &m, sizeof(m));
 	CHECK_EQ(m.what, 'u');
 	st.page = m.page;
 	recv_msg(st.sa, &m, sizeof(m));
@@ -452,7 +398,8 @@ static void stall_end(void)
 		FAIL("the stalled write, its fault resolved: returned %lld, "
 		     "errno %d (%s)", (long long)m.ret, m.err,
 		     strerror(m.err));
-	if (!reap(st.attacker, PT_WAIT_MS, &status))
+	status = pt_reap_within(st.attacker, PT_WAIT_MS);
+	if (status < 0)
 		FAIL("attacker still there %d ms after its write", PT_WAIT_MS);
 	st.attacker = 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
@@ -466,7 +413,8 @@ static void stall_end(void)
 			recv_msg(st.sv, &res, sizeof(res));
 			st.reported = true;
 		}
-		if (!reap(st.victim, PT_WAIT_MS, &status))
+		status = pt_reap_within(st.victim, PT_WAIT_MS);
+		if (status < 0)
 			FAIL("victim still there %d ms after the write",
 			     PT_WAIT_MS);
 		st.victim_reaped = true;
@@ -572,7 +520,8 @@ TEST(blocking_read_killable)
 	s = proc_state(st.victim);
 	t_kill = pt_mono();
 	CHECK_SYS(kill(st.victim, SIGKILL));
-	if (!reap(st.victim, KILL_MS, &status))
+	status = pt_reap_within(st.victim, KILL_MS);
+	if (status < 0)
 		FAIL("a blocking read while another user's write is stalled "
 		     "in a fault: the reader still there %d ms after "
 		     "SIGKILL, in state %c (before: %c, D for %lld ms): held "

@@ -19,63 +19,11 @@ static uint32_t word = 0x51;
 static uint32_t *shm;
 static int sk[2];
 
-static void send_fd(int s, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char c = 'f';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(s, &msg, 0), 1);
-}
-
-static int recv_fd(int s)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), 1);
-	cm = CMSG_FIRSTHDR(&msg);
-	CHECK(cm && cm->cmsg_type == SCM_RIGHTS);
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
-static void say(int s)
-{
-	CHECK_EQ(write(s, "s", 1), 1);
-}
-
-static void hear(int s)
-{
-	char c;
-
-	CHECK_EQ(read(s, &c, 1), 1);
-}
-
 static int receiver(void)
 {
-	char link[64], path[64];
-	ssize_t n;
-	int fd = recv_fd(sk[1]);
+	int fd = pt_recv_fd(sk[1], NULL, 0);
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-	link[n] = 0;
-	CHECK(!strcmp(link, "pollfs:[futex]"));
+	pt_expect_fd_link(fd, "pollfs:[futex]");
 
 	/* the sender's private wait: not ours to wake */
 	fx_expect_armed(fd);
@@ -83,7 +31,7 @@ static int receiver(void)
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_SHARED), 0);
 	fx_expect_armed(fd);
-	say(sk[1]);
+	pt_send_byte(sk[1], 's');
 	/* the sender wakes it; we read the record */
 	pt_wait_readable(fd, PT_WAIT_MS);
 	fx_expect_rec(fd, &word, 0x51, FX_PRIVATE);
@@ -91,17 +39,17 @@ static int receiver(void)
 	/* re-armed here on our word */
 	word = 0x52;
 	fx_arm(fd, &word, 0x52, FX_PRIVATE);
-	say(sk[1]);
-	hear(sk[1]);
+	pt_send_byte(sk[1], 's');
+	pt_recv_byte(sk[1]);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
 	fx_expect_rec(fd, &word, 0x52, FX_PRIVATE);
-	say(sk[1]);
+	pt_send_byte(sk[1], 's');
 
 	/* shared: our wake of the shared word counts it */
-	hear(sk[1]);
+	pt_recv_byte(sk[1]);
 	CHECK_EQ(fx_wake(&shm[3], INT_MAX, FX_SHARED), 1);
-	say(sk[1]);
+	pt_send_byte(sk[1], 's');
 	CHECK_SYS(close(fd));
 	return PT_PASS;
 }
@@ -124,25 +72,25 @@ int main(void)
 
 	fd = fx_new(POLLFS_NONBLOCK);
 	fx_arm(fd, &word, 0x51, FX_PRIVATE);
-	send_fd(sk[0], fd);
-	hear(sk[0]);
+	pt_send_fd(sk[0], fd, NULL, 0);
+	pt_recv_byte(sk[0]);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
 
 	/* the receiver re-armed on its word */
-	hear(sk[0]);
+	pt_recv_byte(sk[0]);
 	CHECK_EQ(word, 0x51);
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 	fx_expect_armed(fd);
-	say(sk[0]);
+	pt_send_byte(sk[0], 's');
 
 	/* shared, woken by the receiver */
-	hear(sk[0]);
+	pt_recv_byte(sk[0]);
 	fx_expect_unarmed(fd);
 	fx_arm(fd, &shm[3], 0, FX_SHARED);
-	say(sk[0]);
-	hear(sk[0]);
+	pt_send_byte(sk[0], 's');
+	pt_recv_byte(sk[0]);
 	fx_expect_rec(fd, &shm[3], 0, FX_SHARED);
 
 	CHECK_EQ(waitpid(pid, &status, 0), pid);

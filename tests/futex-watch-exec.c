@@ -206,15 +206,8 @@ static int new_image(const struct handoff *h, int which)
 	const int fds[3] = { h->fa, h->fb, h->fs };
 	int status;
 
-	for (int i = 0; i < 3; i++) {
-		char path[64], link[64];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[i]);
-		len = CHECK_SYS(readlink(path, link, sizeof(link) - 1));
-		link[len] = 0;
-		CHECK(!strcmp(link, "pollfs:[futex]"));
-	}
+	for (int i = 0; i < 3; i++)
+		pt_expect_fd_link(fds[i], "pollfs:[futex]");
 
 	/* the objects this image does not check: fds[] is in enum order */
 	for (int i = 0; i < 3; i++)

@@ -27,35 +27,6 @@ PT_BUDGET(50);
 static uint32_t word = 5;
 static int fd, to_parent[2], to_child[2];
 
-static void send1(int p, char c)
-{
-	if (write(p, &c, 1) != 1)
-		FAIL("write(pipe): %s", strerror(errno));
-}
-
-static char recv1(int p)
-{
-	char c;
-	ssize_t r;
-
-	do
-		r = read(p, &c, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		FAIL("read(pipe): returned %zd, %s", r, strerror(errno));
-	return c;
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status))
-		FAIL("child killed by signal %d", WTERMSIG(status));
-	return WEXITSTATUS(status);
-}
-
 /* The parent's wait, read by the child. */
 TEST(parent_armed_read_by_the_child)
 {
@@ -70,7 +41,7 @@ TEST(parent_armed_read_by_the_child)
 		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 		CHECK_EQ(fx_wake(&word, INT_MAX, FX_SHARED), 0);
 		fx_expect_armed(fd);
-		send1(to_parent[1], 'g');
+		pt_send_byte(to_parent[1], 'g');
 		for (uint32_t i = 1; i <= ROUNDS; i++) {
 			/* blocks until the parent's wake */
 			fx_expect_rec(fd, &word, 5 + i, FX_PRIVATE | FX_WATCH);
@@ -78,17 +49,17 @@ TEST(parent_armed_read_by_the_child)
 			/* re-armed, but not in this address space */
 			CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 			fx_expect_armed(fd);
-			send1(to_parent[1], 'r');
+			pt_send_byte(to_parent[1], 'r');
 		}
 		_exit(PT_PASS);
 	}
-	CHECK_EQ(recv1(to_parent[0]), 'g');
+	CHECK_EQ(pt_recv_byte(to_parent[0]), 'g');
 	for (uint32_t i = 1; i <= ROUNDS; i++) {
 		word = 5 + i;
 		CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
-		CHECK_EQ(recv1(to_parent[0]), 'r');
+		CHECK_EQ(pt_recv_byte(to_parent[0]), 'r');
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	/* the child is gone: the parent's wait goes on */
 	fx_expect_armed(fd);
 	word = 77;
@@ -112,35 +83,35 @@ TEST(child_armed_read_by_the_parent)
 	if (pid == 0) {
 		word = 1000;
 		fx_arm(fd, &word, 1000, FX_PRIVATE | FX_WATCH);
-		send1(to_parent[1], 'a');
+		pt_send_byte(to_parent[1], 'a');
 		for (uint32_t i = 1; i <= ROUNDS; i++) {
-			CHECK_EQ(recv1(to_child[0]), 'n');
+			CHECK_EQ(pt_recv_byte(to_child[0]), 'n');
 			word = 1000 + i;
 			CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
-			send1(to_parent[1], 'w');
+			pt_send_byte(to_parent[1], 'w');
 		}
-		CHECK_EQ(recv1(to_child[0]), 'd');
+		CHECK_EQ(pt_recv_byte(to_child[0]), 'd');
 		fx_disarm(fd);
 		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
-		send1(to_parent[1], 'd');
+		pt_send_byte(to_parent[1], 'd');
 		_exit(PT_PASS);
 	}
-	CHECK_EQ(recv1(to_parent[0]), 'a');
+	CHECK_EQ(pt_recv_byte(to_parent[0]), 'a');
 	for (uint32_t i = 1; i <= ROUNDS; i++) {
 		/* the parent's own word is another futex */
 		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 0);
 		fx_expect_armed(fd);
-		send1(to_child[1], 'n');
-		CHECK_EQ(recv1(to_parent[0]), 'w');
+		pt_send_byte(to_child[1], 'n');
+		CHECK_EQ(pt_recv_byte(to_parent[0]), 'w');
 		fx_expect_ready(fd);
 		/* the child's value, at the child's address */
 		fx_expect_watch(fd, &word, 1000 + i, FX_PRIVATE | FX_WATCH);
 		CHECK_EQ(word, 5);
 	}
-	send1(to_child[1], 'd');
-	CHECK_EQ(recv1(to_parent[0]), 'd');
+	pt_send_byte(to_child[1], 'd');
+	CHECK_EQ(pt_recv_byte(to_parent[0]), 'd');
 	fx_expect_unarmed(fd);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	fx_expect_unarmed(fd);
 	CHECK_SYS(close(fd));
 }

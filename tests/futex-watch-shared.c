@@ -23,35 +23,6 @@ PT_BUDGET(50);
 static uint32_t *shm;
 static int to_parent[2], to_child[2];
 
-static void send1(int p, char c)
-{
-	if (write(p, &c, 1) != 1)
-		FAIL("write(pipe): %s", strerror(errno));
-}
-
-static char recv1(int p)
-{
-	char c;
-	ssize_t r;
-
-	do
-		r = read(p, &c, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		FAIL("read(pipe): returned %zd, %s", r, strerror(errno));
-	return c;
-}
-
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status))
-		FAIL("child killed by signal %d", WTERMSIG(status));
-	return WEXITSTATUS(status);
-}
-
 /* The child stores and wakes; the parent's object watches. */
 static void parent_watches(void)
 {
@@ -70,18 +41,18 @@ static void parent_watches(void)
 			if (i % 5 == 0)	/* woken, not yet read */
 				CHECK_EQ(fx_wake(&shm[1], INT_MAX, FX_SHARED),
 					 0);
-			send1(to_parent[1], 'w');
-			CHECK_EQ(recv1(to_child[0]), 'r');
+			pt_send_byte(to_parent[1], 'w');
+			CHECK_EQ(pt_recv_byte(to_child[0]), 'r');
 		}
 		_exit(PT_PASS);
 	}
 	for (uint32_t i = 1; i <= ROUNDS; i++) {
-		CHECK_EQ(recv1(to_parent[0]), 'w');
+		CHECK_EQ(pt_recv_byte(to_parent[0]), 'w');
 		fx_expect_ready(fd);
 		fx_expect_watch(fd, &shm[1], 1000 + i, FX_SHARED | FX_WATCH);
-		send1(to_child[1], 'r');
+		pt_send_byte(to_child[1], 'r');
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	/* still armed, on the last value */
 	fx_expect_armed(fd);
 	CHECK_EQ(fx_wake(&shm[1], INT_MAX, FX_SHARED), 1);
@@ -108,29 +79,29 @@ static void child_watches(int memfd, uint32_t *mine)
 		CHECK(theirs != mine);
 		CHECK_SYS(munmap(mine, 4096));
 		fx_arm(fd, &theirs[3], 7, FX_SHARED | FX_WATCH);
-		send1(to_parent[1], 'a');
+		pt_send_byte(to_parent[1], 'a');
 		for (uint32_t i = 1; i <= ROUNDS; i++) {
 			/* blocks until the parent's wake */
 			fx_expect_rec(fd, &theirs[3], 7 + 3 * i,
 				      FX_SHARED | FX_WATCH);
-			send1(to_parent[1], 'r');
+			pt_send_byte(to_parent[1], 'r');
 		}
 		fx_expect_armed(fd);
 		CHECK_SYS(close(fd));
-		send1(to_parent[1], 'c');
+		pt_send_byte(to_parent[1], 'c');
 		_exit(PT_PASS);
 	}
-	CHECK_EQ(recv1(to_parent[0]), 'a');
+	CHECK_EQ(pt_recv_byte(to_parent[0]), 'a');
 	for (uint32_t i = 1; i <= ROUNDS; i++) {
 		__atomic_store_n(&mine[3], 7 + 3 * i, __ATOMIC_SEQ_CST);
 		CHECK_EQ(fx_wake(&mine[3], INT_MAX, FX_PRIVATE), 0);
 		CHECK_EQ(fx_wake(&mine[3], INT_MAX, FX_SHARED), 1);
-		CHECK_EQ(recv1(to_parent[0]), 'r');
+		CHECK_EQ(pt_recv_byte(to_parent[0]), 'r');
 	}
-	CHECK_EQ(recv1(to_parent[0]), 'c');
+	CHECK_EQ(pt_recv_byte(to_parent[0]), 'c');
 	/* closed there: no waiter left */
 	CHECK_EQ(fx_wake(&mine[3], INT_MAX, FX_SHARED), 0);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 }
 
 int main(void)

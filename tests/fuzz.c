@@ -314,41 +314,61 @@ struct trace {
 	char line[TRACE_LEN][TRACE_W];
 	unsigned int next;
 	int id;
+	pid_t tid;	/* of the thread that writes it, for on_fault() */
 };
-static struct trace traces[MAXTHREADS + MAXEPHEMERAL + 1];
+/* the threads' (0 the main one), then the ring scribbler's */
+#define TRACE_SCRIBBLER	(MAXTHREADS + MAXEPHEMERAL + 1)
+static struct trace traces[TRACE_SCRIBBLER + 1];
 static __thread struct trace *tr;
+
+/* This thread writes trace @i from now on. */
+static void trace_take(int i)
+{
+	tr = &traces[i];
+	tr->id = i;
+	tr->tid = (pid_t)syscall(SYS_gettid);
+}
+
+/* Numbers the lines of all the traces: the order of the threads' ops. */
+static atomic_uint note_seq;
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
 	char *l;
 	va_list ap;
+	int n;
 
 	if (!tr)
 		return;
 	l = tr->line[tr->next++ % TRACE_LEN];
+	n = snprintf(l, TRACE_W, "%u ", atomic_fetch_add_explicit(
+			     &note_seq, 1, memory_order_relaxed));
 	va_start(ap, fmt);
-	vsnprintf(l, TRACE_W, fmt, ap);
+	vsnprintf(l + n, TRACE_W - (size_t)n, fmt, ap);
 	va_end(ap);
 	if (verbose)
 		pt_diag("[%d/%d] %s", (int)getpid(), tr->id, l);
+}
+
+static void dump_trace(const struct trace *x)
+{
+	unsigned int n = x->next, from = n > TRACE_LEN ? n - TRACE_LEN : 0;
+
+	if (!n)
+		return;
+	pt_diag("last operations of thread %d (tid %d) of process %d:", x->id,
+		(int)x->tid, (int)getpid());
+	for (unsigned int i = from; i < n; i++)
+		pt_diag("  %s", x->line[i % TRACE_LEN]);
 }
 
 static void dump_traces(void)
 {
 	atomic_store(&st->failed, 1);
 	atomic_store(&stop, 1);
-	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
-		struct trace *x = &traces[t];
-		unsigned int n = x->next, from = n > TRACE_LEN ? n - TRACE_LEN : 0;
-
-		if (!n)
-			continue;
-		pt_diag("last operations of thread %d of process %d:", x->id,
-			(int)getpid());
-		for (unsigned int i = from; i < n; i++)
-			pt_diag("  %s", x->line[i % TRACE_LEN]);
-	}
+	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++)
+		dump_trace(&traces[t]);
 }
 
 /* A check that only holds when nothing replaced the fd meanwhile. */
@@ -408,37 +428,107 @@ static void guard_disarm(void)
 static int fsigs[16];
 static int nfsigs;
 
-/* A fault of our own: say where, and what was going on. */
+/* What on_fault() says of the fuzzer's own mappings (rings, AIO). */
+static void fault_tables(void);
+
+/* A hexadecimal number at *p, which moves past it; no libc. */
+static unsigned long parse_hex(const char **p)
+{
+	unsigned long v = 0;
+
+	for (;; (*p)++) {
+		char c = **p;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (unsigned long)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (unsigned long)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/*
+ * The lines of /proc/self/maps that hold @addr and @ip; where none holds
+ * @addr, the mappings on either side of the gap it is in.  All of the
+ * file (the fuzzer's many mappings make it long), read with read(2)
+ * into a static buffer, parsed by hand: async-signal-safe but for
+ * pt_diag()'s formatting.
+ */
+static void fault_maps(uintptr_t addr, uintptr_t ip)
+{
+	static char maps[1 << 20];
+	size_t n = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	const char *below = NULL, *above = NULL;
+	bool held = false;
+	ssize_t r;
+
+	if (fd < 0) {
+		pt_diag("/proc/self/maps: %s", strerror(errno));
+		return;
+	}
+	while (n < sizeof(maps) - 1) {
+		r = read(fd, maps + n, sizeof(maps) - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n == sizeof(maps) - 1)
+		pt_diag("/proc/self/maps longer than %zu bytes: its start only",
+			n);
+	maps[n] = 0;
+	for (char *l = maps, *nl; l < maps + n; l = nl + 1) {
+		const char *q = l;
+		unsigned long lo, hi;
+
+		nl = memchr(l, '\n', (size_t)(maps + n - l));
+		if (!nl)
+			nl = maps + n;
+		*nl = 0;
+		lo = parse_hex(&q);
+		if (*q++ != '-')
+			continue;
+		hi = parse_hex(&q);
+		if (addr >= lo && addr < hi) {
+			pt_diag("  address in: %s", l);
+			held = true;
+		}
+		if (ip >= lo && ip < hi)
+			pt_diag("  ip in: %s", l);
+		if (hi <= addr)
+			below = l;
+		else if (lo > addr && !above)
+			above = l;
+	}
+	if (!held)
+		pt_diag("  address in no mapping (%zu bytes of maps): between "
+			"%s and %s", n, below ? below : "(none)",
+			above ? above : "(none)");
+}
+
+/* A fault of our own: say where, who, and what was going on. */
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	ucontext_t *u = uc;
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	uintptr_t ip = (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
 
-	pt_diag("signal %d at address %p, ip %#llx, in process %d", sig,
-		si->si_addr, (unsigned long long)u->uc_mcontext.gregs[REG_RIP],
-		(int)getpid());
-	{
-		/* which mappings hold the address and the instruction */
-		char maps[8192];
-		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, maps, sizeof(maps) - 1) : -1;
-		uintptr_t want[2] = { (uintptr_t)si->si_addr,
-				      (uintptr_t)u->uc_mcontext.gregs[REG_RIP] };
-
-		if (fd >= 0)
-			close(fd);
-		for (char *l = maps, *nl; n > 0 && l < maps + n; l = nl + 1) {
-			unsigned long lo, hi;
-
-			nl = memchr(l, '\n', (size_t)(maps + n - l));
-			if (!nl)
-				break;
-			*nl = 0;
-			if (sscanf(l, "%lx-%lx", &lo, &hi) != 2)
-				continue;
-			for (int i = 0; i < 2; i++)
-				if (want[i] >= lo && want[i] < hi)
-					pt_diag("  %s", l);
-		}
+	pt_diag("signal %d (si_code %d%s) at address %p, ip %#lx, in process "
+		"%d, thread %d (trace %d)", sig, si->si_code,
+		sig == SIGSEGV && si->si_code == SEGV_MAPERR ? ": no mapping" :
+		sig == SIGSEGV && si->si_code == SEGV_ACCERR ? ": protection" :
+		sig == SIGBUS && si->si_code == BUS_ADRERR ? ": past the object" :
+		"", si->si_addr, (unsigned long)ip, (int)getpid(),
+		(int)syscall(SYS_gettid), tr ? tr->id : -1);
+	fault_maps(addr, ip);
+	fault_tables();
+	if (tr) {
+		pt_diag("the faulting thread:");
+		dump_trace(tr);
 	}
 	dump_traces();
 	_exit(PT_FAIL);
@@ -945,8 +1035,9 @@ static int fd_kind(int fd)
 
 /*
  * The contexts: 0 is a free entry; the low bit tags a context whose
- * ring was unmapped (the context lives on; its address may now be
- * anyone's, so nothing writes there or unmaps it again).
+ * ring's first page was replaced by an inaccessible one (op_aio): the
+ * context lives on, though no lookup by its id (read from the ring)
+ * finds it any more; nothing writes there or maps over it again.
  */
 static _Atomic uint64_t ctxs[NCTX];
 #define CTX_RINGLESS	1ull
@@ -2311,21 +2402,34 @@ static void op_aio(void)
 				poke(ctx + 8, &v, 4);
 			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
 							    ctx))
-				syscall(SYS_io_destroy, ctx);
+				syscall(SYS_io_destroy, ctx & ~CTX_RINGLESS);
 		}
 		break;
 	}
 	case 9:
 		if (chance(85))
 			goto stale;
-		/* user space may unmap the ring; the context lives on */
+		/*
+		 * User space may unmap the ring; the context lives on.  But
+		 * io_destroy unmaps the ring's range whatever is there by
+		 * then, a ring of pollfs's mapped since included: so the
+		 * ring is replaced by an inaccessible placeholder, which
+		 * keeps the range for the context.  io_destroy, which reads
+		 * the context's id there, fails on it from now on: the
+		 * context dies with the process.
+		 */
 		ctx = atomic_exchange(&ctxs[slot], 0);
 		if (ctx) {
 			uint64_t zero = 0;
 
-			/* once only: then the address is free for others */
-			if (!(ctx & CTX_RINGLESS))
-				r = munmap((void *)(uintptr_t)ctx, PAGE);
+			if (!(ctx & CTX_RINGLESS)) {
+				void *m = mmap((void *)(uintptr_t)ctx, PAGE,
+					       PROT_NONE, MAP_PRIVATE |
+					       MAP_ANONYMOUS | MAP_FIXED,
+					       -1, 0);
+
+				r = m == MAP_FAILED ? -1 : 0;
+			}
 			ctx |= CTX_RINGLESS;
 			if (!atomic_compare_exchange_strong(&ctxs[slot], &zero,
 							    ctx))
@@ -2423,6 +2527,23 @@ struct ringmap {
 static struct ringmap ringmaps[NRINGMAP];
 static pthread_rwlock_t ringmap_lock = PTHREAD_RWLOCK_INITIALIZER;
 
+/* For on_fault(): the mappings written into, the AIO contexts. */
+static void fault_tables(void)
+{
+	for (int i = 0; i < NRINGMAP; i++)
+		if (ringmaps[i].addr)
+			pt_diag("  ring mapping %d: %p-%p%s", i,
+				(void *)ringmaps[i].addr,
+				(void *)(ringmaps[i].addr + ringmaps[i].len),
+				ringmaps[i].known ? " (layout known)" : "");
+	for (int i = 0; i < NCTX; i++)
+		if (atomic_load(&ctxs[i]))
+			pt_diag("  AIO context %d: %#llx%s", i,
+				(unsigned long long)ctx_get(i),
+				atomic_load(&ctxs[i]) & CTX_RINGLESS ?
+				" (ring replaced)" : "");
+}
+
 /* ---- forked children ---- */
 
 struct child {
@@ -2467,17 +2588,17 @@ static void child_main(uint64_t cseed)
 	for (int i = 0; i < NCTX; i++)
 		atomic_store(&ctxs[i], 0);
 	/*
-	 * The rings' mappings are ours too (fork copied them), but the
-	 * lock may have been held by a thread that is not: a lock of our
-	 * own, no scribbler.
+	 * The rings' mappings are ours too (fork copied them, with the
+	 * table, under the read lock: no unmap of one half done), but the
+	 * lock is held in the copy: a lock of our own, no scribbler.
 	 */
 	pthread_rwlock_init(&ringmap_lock, NULL);
 	thread_tids[0] = (pid_t)syscall(SYS_gettid);
 	for (int i = 1; i < MAXTHREADS + MAXEPHEMERAL + 1; i++)
 		thread_tids[i] = 0;
-	tr = &traces[0];
 	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++)
 		traces[t].next = 0;
+	trace_take(0);
 	/*
 	 * fork copies the descriptors a moment before the memory, and the
 	 * other threads went on meanwhile: the table may name descriptors
@@ -2659,9 +2780,16 @@ static void op_fork(void)
 	}
 	if (i == MAXCHILD)
 		return;
+	/*
+	 * Not in the middle of an unmap of the rings' mappings, whose entry
+	 * the child would see in its table with the mapping gone, or with
+	 * another thread's mapping taken at its address meanwhile.
+	 */
+	pthread_rwlock_rdlock(&ringmap_lock);
 	pid = fork();
 	if (pid == 0)
 		child_main(cseed);
+	pthread_rwlock_unlock(&ringmap_lock);
 	note("fork -> %d", pid);
 	if (pid < 0) {
 		atomic_store(&children[i].pid, 0);
@@ -3712,7 +3840,19 @@ static void op_timer_get(void)
 			atomic_fetch_add(&st->timer_gets, 1);
 			if (!ts_ok(&ev.remaining) || !ts_ok(&ev.interval))
 				FAIL("TIMER_GET on our timer fd %d: bad "
-				     "timespecs", fd);
+				     "timespecs: remaining %lld.%09lld, "
+				     "interval %lld.%09lld (armed with clock "
+				     "%d, flags %#x, value %lld.%09lld, "
+				     "interval %lld.%09lld)", fd,
+				     (long long)ev.remaining.tv_sec,
+				     (long long)ev.remaining.tv_nsec,
+				     (long long)ev.interval.tv_sec,
+				     (long long)ev.interval.tv_nsec,
+				     spec.clockid, spec.flags,
+				     (long long)spec.value.tv_sec,
+				     (long long)spec.value.tv_nsec,
+				     (long long)spec.interval.tv_sec,
+				     (long long)spec.interval.tv_nsec);
 			if (!ev.expirations)
 				continue;
 			/*
@@ -3857,13 +3997,18 @@ static bool has_ring(int fd)
 	return m != MAP_FAILED;
 }
 
-/* Under the write lock: unmaps entry i and frees it. */
-static void ringmap_drop(int i)
+/*
+ * Under the write lock: unmaps entry i and frees it, but for its first
+ * @done bytes, unmapped already: the lock does not keep another thread's
+ * mmap from taking them meanwhile.
+ */
+static void ringmap_drop(int i, size_t done)
 {
 	struct ringmap *m = &ringmaps[i];
 
 	as_begin();
-	munmap(m->addr, m->len);
+	if (m->len > done)
+		munmap(m->addr + done, m->len - done);
 	as_end();
 	m->addr = NULL;
 	atomic_fetch_add(&st->ring_unmaps, 1);
@@ -3884,7 +4029,7 @@ static void ringmap_add(void *addr, size_t len,
 			free_i = i;
 	if (free_i < 0) {
 		free_i = (int)rn(NRINGMAP);
-		ringmap_drop(free_i);
+		ringmap_drop(free_i, 0);
 	}
 	ringmaps[free_i].len = len;
 	ringmaps[free_i].known = p != NULL;
@@ -4196,15 +4341,18 @@ static void op_ring_unmap(void)
 
 	pthread_rwlock_wrlock(&ringmap_lock);
 	if (ringmaps[i].addr) {
+		size_t done = 0;
+
 		if (chance(20)) {
 			/* the first page alone first, then the rest */
 			as_begin();
 			munmap(ringmaps[i].addr, PAGE);
 			as_end();
+			done = PAGE;
 		}
 		note("munmap ring mapping %p, %#zx", (void *)ringmaps[i].addr,
 		     ringmaps[i].len);
-		ringmap_drop(i);
+		ringmap_drop(i, done);
 	}
 	pthread_rwlock_unlock(&ringmap_lock);
 }
@@ -4306,11 +4454,14 @@ static void scribble(const struct ringmap *m)
 		if (chance(20)) {
 			size_t n = rn(m->len - off);
 
+			note("scribble %p+%#zx: %#zx bytes of %#x",
+			     (void *)m->addr, off, n, v & 0xff);
 			memset(m->addr + off, (int)v, n);
 			return;
 		}
 	}
 	w = (uint32_t *)(m->addr + off);
+	note("scribble %p+%#zx = %#x", (void *)m->addr, off, v);
 	__atomic_store_n(w, v, __ATOMIC_RELAXED);
 }
 
@@ -4323,6 +4474,7 @@ static void *ring_scribbler(void *arg)
 {
 	(void)arg;
 	rseed(seed, 0x5cb1b1e5u);
+	trace_take(TRACE_SCRIBBLER);
 	while (!atomic_load(&stop)) {
 		long n = 0;
 
@@ -4451,8 +4603,7 @@ static void *thread_main(void *arg)
 	struct targ *t = arg;
 
 	thread_tids[t->id] = (pid_t)syscall(SYS_gettid);
-	tr = &traces[t->id];
-	tr->id = t->id;
+	trace_take(t->id);
 	rseed(seed, t->seed);
 	tbuf_init();
 	guard_init();
@@ -4502,7 +4653,7 @@ static int fuzz_main(void)
 	slots_init();
 
 	rseed(seed, 0);
-	tr = &traces[0];
+	trace_take(0);
 	thread_tids[0] = (pid_t)syscall(SYS_gettid);
 	tbuf_init();
 	guard_init();

@@ -47,18 +47,6 @@ static int device_fds(int *fd)
 	return n;
 }
 
-static void check_name(int fd, const char *kind)
-{
-	char path[64], target[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
-	target[n] = 0;
-	if (strcmp(target, kind))
-		FAIL("fd %d is '%s', expected '%s'", fd, target, kind);
-}
-
 static atomic_int arrived;
 static int made[THREADS];
 
@@ -93,7 +81,7 @@ int main(void)
 	CHECK_EQ(fcntl(dev, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	for (int i = 0; i < THREADS; i++) {
 		CHECK(made[i] >= 0);
-		check_name(made[i], "pollfs:[futex]");
+		pt_expect_fd_link(made[i], "pollfs:[futex]");
 		CHECK_EQ(pollfs_futex_arm(made[i], &word, 1, 0), 0);
 	}
 	CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), THREADS);
@@ -107,10 +95,10 @@ int main(void)
 	fds[1] = CHECK_SYS(pollfs_timer(0));
 	fds[2] = CHECK_SYS(pollfs_futex(0));
 	fds[3] = CHECK_SYS(pollfs_aio(ctx, 0));
-	check_name(fds[0], "pollfs:[signal]");
-	check_name(fds[1], "pollfs:[timer]");
-	check_name(fds[2], "pollfs:[futex]");
-	check_name(fds[3], "pollfs:[aio]");
+	pt_expect_fd_link(fds[0], "pollfs:[signal]");
+	pt_expect_fd_link(fds[1], "pollfs:[timer]");
+	pt_expect_fd_link(fds[2], "pollfs:[futex]");
+	pt_expect_fd_link(fds[3], "pollfs:[aio]");
 	CHECK_EQ(device_fds(&dev), 1);
 	for (int i = 0; i < 4; i++)
 		CHECK_SYS(close(fds[i]));

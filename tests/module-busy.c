@@ -14,19 +14,6 @@
 
 PT_BUDGET(55);
 
-static const char *ko;
-
-static void reload(void)
-{
-	char out[1024];
-	char *argv[] = { "insmod", (char *)ko, NULL };
-
-	if (pt_module_loaded())
-		return;
-	if (pt_run_cmd(argv, out, sizeof(out)) != 0)
-		pt_diag("insmod %s failed: %s", ko, out);
-}
-
 static long refcnt(void)
 {
 	FILE *f = fopen("/sys/module/pollfs/refcnt", "r");
@@ -105,18 +92,11 @@ int main(void)
 	char out[1024];
 	char *rmmod[] = { "rmmod", "pollfs", NULL };
 	char *insmod[] = { "insmod", NULL, NULL };
+	const char *ko;
 	int dev, t;
 	long base;
 
-	pt_require_root();
-	ko = getenv("POLLFS_KO");
-	if (!ko || !*ko)
-		pt_skip("POLLFS_KO is not set: cannot reload the module");
-	if (access(ko, R_OK))
-		pt_skip("POLLFS_KO=%s: %s", ko, strerror(errno));
-	if (!pt_module_loaded())
-		FAIL("the pollfs module is not loaded");
-	pt_on_fail(reload);
+	ko = pt_module_ko();
 	base = refcnt();
 	pt_diag("refcnt %ld with nothing of ours open", base);
 

@@ -12,34 +12,14 @@ PT_BUDGET(55);
 
 #define ROUNDS 20
 
-static const char *ko;
-
-static void reload(void)
-{
-	char out[1024];
-	char *argv[] = { "insmod", (char *)ko, NULL };
-
-	if (pt_module_loaded())
-		return;
-	if (pt_run_cmd(argv, out, sizeof(out)) != 0)
-		pt_diag("insmod %s failed: %s", ko, out);
-}
-
 int main(void)
 {
 	char out[1024];
 	char *rmmod[] = { "rmmod", "pollfs", NULL };
 	char *insmod[] = { "insmod", NULL, NULL };
+	const char *ko;
 
-	pt_require_root();
-	ko = getenv("POLLFS_KO");
-	if (!ko || !*ko)
-		pt_skip("POLLFS_KO is not set: cannot reload the module");
-	if (access(ko, R_OK))
-		pt_skip("POLLFS_KO=%s: %s", ko, strerror(errno));
-	if (!pt_module_loaded())
-		FAIL("the pollfs module is not loaded");
-	pt_on_fail(reload);
+	ko = pt_module_ko();
 	insmod[1] = (char *)ko;
 
 	for (int i = 0; i < ROUNDS; i++) {

@@ -18,17 +18,6 @@ PT_BUDGET(60);
 
 static const char *ko;
 
-static void reload(void)
-{
-	char out[1024];
-	char *argv[] = { "insmod", (char *)ko, NULL };
-
-	if (pt_module_loaded())
-		return;
-	if (pt_run_cmd(argv, out, sizeof(out)) != 0)
-		pt_diag("insmod %s failed: %s", ko, out);
-}
-
 static void check_rmmod_refused(const char *why)
 {
 	char out[1024];
@@ -83,15 +72,7 @@ int main(void)
 	int fd, status, pipefd[2];
 	pid_t pid;
 
-	pt_require_root();
-	ko = getenv("POLLFS_KO");
-	if (!ko || !*ko)
-		pt_skip("POLLFS_KO is not set: cannot reload the module");
-	if (access(ko, R_OK))
-		pt_skip("POLLFS_KO=%s: %s", ko, strerror(errno));
-	if (!pt_module_loaded())
-		FAIL("the pollfs module is not loaded");
-	pt_on_fail(reload);
+	ko = pt_module_ko();
 
 	/* a timer's ring, mapped, its descriptor closed */
 	fd = tmr_new(0);

@@ -49,16 +49,6 @@ static void store_and_wake(uint32_t val)
 	CHECK_EQ(fx_wake(&sh->word, INT_MAX, FX_SHARED), 1);
 }
 
-static int reap(pid_t pid)
-{
-	int status;
-
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status))
-		FAIL("child killed by signal %d", WTERMSIG(status));
-	return WEXITSTATUS(status);
-}
-
 TEST(child_takes_from_the_same_ring)
 {
 	struct pollfs_futex_event ev;
@@ -85,7 +75,7 @@ TEST(child_takes_from_the_same_ring)
 		store_and_wake(4);
 		_exit(PT_PASS);
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	CHECK_EQ(sh->ntaken, 2);
 	CHECK_EQ(sh->taken[0], 1);
 	CHECK_EQ(sh->taken[1], 2);
@@ -126,7 +116,7 @@ TEST(parent_unmaps_child_takes)
 	for (uint32_t v = 1; v <= 3; v++)
 		store_and_wake(v);
 	CHECK_EQ(read(to_parent[0], &c, 1), 1);
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	/* the parent has read(2) still: nothing left */
 	pt_expect_empty(fd);
 }
@@ -142,7 +132,7 @@ TEST(child_exit_leaves_the_ring)
 		store_and_wake(1);
 		_exit(PT_PASS);
 	}
-	CHECK_EQ(reap(pid), PT_PASS);
+	CHECK_EQ(pt_reap(pid), PT_PASS);
 	store_and_wake(2);
 	rg_wait_ready(&ring, 2);
 	CHECK_EQ(rg_take(&ring, &ev, 1), 1);

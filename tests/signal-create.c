@@ -13,19 +13,6 @@ PT_BUDGET(30);
 
 #define KILLSTOP	(ps_bit(SIGKILL) | ps_bit(SIGSTOP))
 
-static void check_link(int fd)
-{
-	char path[64], target[128];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
-	target[n] = 0;
-	if (strcmp(target, "pollfs:[signal]"))
-		FAIL("readlink(%s) = \"%s\", expected \"pollfs:[signal]\"",
-		     path, target);
-}
-
 static void check_mask(uint64_t given, uint64_t expected)
 {
 	int fd = ps_signal(given, 0);
@@ -47,7 +34,7 @@ static void check_flags(unsigned int flags, bool nonblock, bool cloexec)
 	CHECK_EQ(!!(fl & O_NONBLOCK), nonblock);
 	CHECK_EQ(fl & O_ACCMODE, O_RDWR);
 	CHECK_EQ(!!(fdfl & FD_CLOEXEC), cloexec);
-	check_link(fd);
+	pt_expect_fd_link(fd, "pollfs:[signal]");
 	if (nonblock) {
 		struct pollfs_siginfo psi;
 
@@ -119,7 +106,7 @@ int main(void)
 					 map + page - sizeof(op)));
 
 		CHECK_EQ(ps_fdinfo_mask(0, fd), ps_bit(SIGUSR1));
-		check_link(fd);
+		pt_expect_fd_link(fd, "pollfs:[signal]");
 		CHECK_SYS(close(fd));
 	}
 	CHECK_SYS(munmap(map, page));

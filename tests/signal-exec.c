@@ -12,16 +12,11 @@ PT_BUDGET(60);
 static int after_exec(int fd, int cfd, pid_t pid)
 {
 	struct pollfs_siginfo psi;
-	char path[64], target[64];
-	ssize_t n;
 
 	pt_watchdog(30);
 	CHECK_EQ(getpid(), pid);
 	CHECK_ERR(fcntl(cfd, F_GETFD), EBADF);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
-	target[n] = 0;
-	CHECK(strcmp(target, "pollfs:[signal]") == 0);
+	pt_expect_fd_link(fd, "pollfs:[signal]");
 	CHECK_EQ(ps_fdinfo_mask(0, fd), ps_bit(SIGUSR1) | ps_bit(SIGRTMIN));
 
 	CHECK(ps_pending(SIGUSR1));

@@ -22,54 +22,13 @@ static int ep;
 static int sock[2];
 static atomic_int w_tid;
 
-/* Sends fd with its number as the data: epoll knows it by that number. */
-static void send_fd(int s, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	struct iovec iov;
-	int c = fd;
-
-	memset(&msg, 0, sizeof(msg));
-	memset(cbuf, 0, sizeof(cbuf));
-	iov.iov_base = &c;
-	iov.iov_len = sizeof(c);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(s, &msg, 0), (ssize_t)sizeof(c));
-}
-
-/* Receives an fd and installs it at the number it had in the sender. */
+/* Receives an fd, sent with its number as the data (epoll knows it by
+ * that number), and installs it at that number. */
 static int recv_fd(int s)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	struct iovec iov;
 	int c = -1;
-	int fd;
+	int fd = pt_recv_fd(s, &c, sizeof(c));
 
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &c;
-	iov.iov_len = sizeof(c);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	if (!pt_poll_in(s, PT_WAIT_MS))
-		FAIL("no fd from the child within %d ms", PT_WAIT_MS);
-	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(c));
-	cm = CMSG_FIRSTHDR(&msg);
-	CHECK(cm && cm->cmsg_type == SCM_RIGHTS);
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	if (fd != c) {
 		CHECK_ERR(fcntl(c, F_GETFD), EBADF);
 		CHECK_EQ(dup3(fd, c, O_CLOEXEC), c);
@@ -103,7 +62,7 @@ static int child(void *arg)
 	/* a signal of the child: reported while the child lives */
 	CHECK_SYS(kill(getpid(), SIGUSR1));
 	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 1);
-	send_fd(sock[1], fd);
+	pt_send_fd(sock[1], fd, &fd, sizeof(fd));
 	if (sleeper) {
 		struct pollfs_siginfo psi;
 

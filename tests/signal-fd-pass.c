@@ -19,60 +19,6 @@ static uint64_t mask;	/* SIGUSR1 and SIGUSR2 */
 static int sock[2];
 static pid_t sender;
 
-static void send_fd(int s, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	struct iovec iov;
-	char c = 'F';
-
-	memset(&msg, 0, sizeof(msg));
-	memset(cbuf, 0, sizeof(cbuf));
-	iov.iov_base = &c;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	CHECK_EQ(sendmsg(s, &msg, 0), 1);
-}
-
-static int recv_fd(int s)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msghdr msg;
-	struct cmsghdr *cm;
-	struct iovec iov;
-	char c;
-	int fd;
-
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &c;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	CHECK_EQ(recvmsg(s, &msg, MSG_CMSG_CLOEXEC), 1);
-	cm = CMSG_FIRSTHDR(&msg);
-	CHECK(cm && cm->cmsg_level == SOL_SOCKET &&
-	      cm->cmsg_type == SCM_RIGHTS &&
-	      cm->cmsg_len == CMSG_LEN(sizeof(int)));
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
-static void word(int s, char w)
-{
-	CHECK_EQ(write(s, &w, 1), 1);
-}
-
 static void expect_word(int s, char w)
 {
 	char c = 0;
@@ -102,13 +48,13 @@ static int pass_object(void (*fn)(int fd), bool sender_pending,
 	CHECK(*child >= 0);
 	if (*child == 0) {
 		alarm(0);
-		fn(recv_fd(sock[1]));
+		fn(pt_recv_fd(sock[1], NULL, 0));
 		_exit(PT_PASS);
 	}
 	fd = ps_signal(mask, POLLFS_NONBLOCK);
 	if (sender_pending)
 		CHECK_SYS(kill(getpid(), SIGUSR1));
-	send_fd(sock[0], fd);
+	pt_send_fd(sock[0], fd, NULL, 0);
 	return fd;
 }
 
@@ -128,13 +74,8 @@ static void sender_reads_its_own(pid_t child, int fd)
 static void receiver_own_only(int fd)
 {
 	struct pollfs_siginfo psi;
-	char path[64], target[64];
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = CHECK_SYS(readlink(path, target, sizeof(target) - 1));
-	target[n] = 0;
-	CHECK(strcmp(target, "pollfs:[signal]") == 0);
+	pt_expect_fd_link(fd, "pollfs:[signal]");
 	CHECK_EQ(ps_fdinfo_mask(0, fd), mask);
 
 	/* the sender has SIGUSR1 pending: not ours */
@@ -164,7 +105,7 @@ static void receiver_blocking_read(int fd)
 	struct pollfs_siginfo psi;
 
 	CHECK_SYS(fcntl(fd, F_SETFL, 0));
-	word(sock[1], 'R');
+	pt_send_byte(sock[1], 'R');
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
 	ps_check_sig(&psi, SIGUSR1, SI_USER);
 	CHECK_EQ(psi.psi_pid, sender);
@@ -205,7 +146,7 @@ static void receiver_epoll(int fd)
 	e.events = EPOLLIN;
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	CHECK_EQ(epoll_wait(ep, &e, 1, 0), 0);
-	word(sock[1], 'E');
+	pt_send_byte(sock[1], 'E');
 	CHECK_EQ(epoll_wait(ep, &e, 1, PT_WAIT_MS), 1);
 	CHECK_EQ(e.events, EPOLLIN);
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
@@ -223,7 +164,7 @@ TEST(epoll_in_the_receiver_woken_by_its_signal)
 
 static void receiver_sees_none(int fd)
 {
-	word(sock[1], 'P');
+	pt_send_byte(sock[1], 'P');
 	expect_word(sock[1], 'S');
 	ps_expect_empty(fd);
 	CHECK_SYS(close(fd));
@@ -236,14 +177,14 @@ TEST(sender_signal_raised_after_passing_stays_the_senders)
 
 	expect_word(sock[0], 'P');
 	CHECK_SYS(kill(getpid(), SIGUSR1));
-	word(sock[0], 'S');
+	pt_send_byte(sock[0], 'S');
 	sender_reads_its_own(child, fd);
 }
 
 static void receiver_sets_mask(int fd)
 {
 	ps_set_mask(fd, ps_bit(SIGUSR2));
-	word(sock[1], 'M');
+	pt_send_byte(sock[1], 'M');
 	CHECK_SYS(close(fd));
 	expect_word(sock[1], 'Q');
 }
@@ -261,7 +202,7 @@ TEST(mask_written_by_the_receiver_is_the_senders)
 	ps_set_mask(fd, mask);
 	CHECK_EQ(ps_read_one(fd, &psi), 1);
 	ps_check_sig(&psi, SIGUSR1, SI_USER);
-	word(sock[0], 'Q');
+	pt_send_byte(sock[0], 'Q');
 	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));
 	ps_expect_empty(fd);
 	CHECK_SYS(close(fd));

@@ -22,25 +22,6 @@ PT_BUDGET(50);
 
 static int to_parent[2], to_child[2];
 
-static void send1(int p, char c)
-{
-	if (write(p, &c, 1) != 1)
-		FAIL("write(pipe): %s", strerror(errno));
-}
-
-static char recv1(int p)
-{
-	char c;
-	ssize_t r;
-
-	do
-		r = read(p, &c, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		FAIL("read(pipe): returned %zd, %s", r, strerror(errno));
-	return c;
-}
-
 /* As nobody: arms, looks, fails to set the clock; nothing cancelled. */
 static int unprivileged(bool with_root)
 {
@@ -70,15 +51,15 @@ static int unprivileged(bool with_root)
 
 	if (with_root) {
 		/* root steps the clock */
-		send1(to_parent[1], 's');
-		CHECK_EQ(recv1(to_child[0]), 'd');
+		pt_send_byte(to_parent[1], 's');
+		CHECK_EQ(pt_recv_byte(to_child[0]), 'd');
 		pt_wait_readable(t, PT_WAIT_MS);
 		CHECK_ERR(read(t, &ev, sizeof(ev)), ECANCELED);
 		pt_expect_empty(t);
 		tmr_get(t, &ev);
 		CHECK(pt_ts_ns(&ev.remaining) > 0);
-		send1(to_parent[1], 'r');	/* root restores it */
-		CHECK_EQ(recv1(to_child[0]), 'd');
+		pt_send_byte(to_parent[1], 'r');	/* root restores it */
+		CHECK_EQ(pt_recv_byte(to_child[0]), 'd');
 		pt_wait_readable(t, PT_WAIT_MS);
 		CHECK_ERR(read(t, &ev, sizeof(ev)), ECANCELED);
 		pt_expect_empty(t);
@@ -119,7 +100,7 @@ int main(void)
 			tmr_real_step(10 * NSEC_PER_SEC);
 		else
 			tmr_real_restore();
-		send1(to_child[1], 'd');
+		pt_send_byte(to_child[1], 'd');
 	}
 	tmr_real_restore();
 	CHECK_EQ(waitpid(pid, &status, 0), pid);

@@ -16,6 +16,9 @@
  *  - with POLLFS_TIMER_CANCEL_ON_SET, the step back makes the next read
  *    fail with ECANCELED, and every read after that which returns a
  *    record reports at least one expiration;
+ *  - a period as long as a time can be (INT64_MAX ns): after the step
+ *    back, TIMER_GET's remaining and the read's saturate as the re-arm
+ *    does, never wrap below zero (the fuzzer found a look that did);
  *  - many steps back and forth (1 ms to 2 s) under short periodic
  *    timers, read whenever poll shows them readable: every record has
  *    expirations >= 1, a timer without CANCEL_ON_SET that poll shows
@@ -139,6 +142,30 @@ static void check_back_get(clockid_t clk)
 	clock_restore();
 }
 
+/* 1.1: the longest period, fired, then the clock set back. */
+static void check_back_get_longest(clockid_t clk)
+{
+	struct pollfs_timer_event ev;
+	int fd = tmr_new(0);
+
+	tmr_arm(fd, clk, POLLFS_TIMER_ABSTIME,
+		pt_now(pt_base_clock(clk)) + PERIOD, INT64_MAX);
+	pt_wait_readable(fd, PT_WAIT_MS);
+	clock_step(-STEP);
+	tmr_get(fd, &ev);
+	pt_diag("%s, longest period, set back 10 s: TIMER_GET remaining "
+		"%lld.%09lld", pt_clock_name(clk),
+		(long long)ev.remaining.tv_sec,
+		(long long)ev.remaining.tv_nsec);
+	CHECK_EQ(ev.expirations, 1);
+	CHECK(pt_ts_ns(&ev.remaining) >= INT64_MAX / 2);
+	tmr_read_event(fd, &ev);
+	CHECK_EQ(ev.expirations, 1);
+	CHECK(pt_ts_ns(&ev.remaining) >= INT64_MAX / 2);
+	CHECK_SYS(close(fd));
+	clock_restore();
+}
+
 /* 1.1: a CANCEL_ON_SET timer that fired, then the clock set back. */
 static void check_back_cancel(clockid_t clk)
 {
@@ -244,6 +271,11 @@ TEST(realtime_back_get)
 	check_back_get(CLOCK_REALTIME);
 }
 
+TEST(realtime_back_get_longest)
+{
+	check_back_get_longest(CLOCK_REALTIME);
+}
+
 TEST(realtime_back_cancel)
 {
 	check_back_cancel(CLOCK_REALTIME);
@@ -272,6 +304,11 @@ TEST(realtime_alarm_forward)
 TEST(realtime_alarm_back_get)
 {
 	check_back_get(CLOCK_REALTIME_ALARM);
+}
+
+TEST(realtime_alarm_back_get_longest)
+{
+	check_back_get_longest(CLOCK_REALTIME_ALARM);
 }
 
 TEST(realtime_alarm_back_cancel)

@@ -114,11 +114,6 @@ static int queued_pollfs_timers(void)
 	return n;
 }
 
-static void send_c(int fd, char c)
-{
-	CHECK_EQ(write(fd, &c, 1), 1);
-}
-
 static char recv_c(int fd)
 {
 	char c = 0;
@@ -136,13 +131,13 @@ static void owner(int to_root, int from_root)
 	pt_become_nobody();
 	t = tmr_new(POLLFS_NONBLOCK);
 	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(1000), MS(1000));
-	send_c(to_root, 'a');
+	pt_send_byte(to_root, 'a');
 	CHECK_EQ(recv_c(from_root), 'w');
 	pt_wait_readable(t, PT_WAIT_MS);
-	send_c(to_root, 'e');
+	pt_send_byte(to_root, 'e');
 	CHECK_EQ(recv_c(from_root), 'f');
 	show_fdinfo(t, "of the expired timer");
-	send_c(to_root, 'f');
+	pt_send_byte(to_root, 'f');
 	CHECK_EQ(recv_c(from_root), 'x');
 	CHECK_SYS(close(t));
 	_exit(PT_PASS);
@@ -173,19 +168,18 @@ TEST(timer_list)
 	CHECK_EQ(recv_c(up[0]), 'a');
 	n = queued_pollfs_timers();
 	if (n != 1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		pt_kill_reap(pid);
 		pt_skip("/proc/timer_list shows %d pollfs_hrtimer_fired for "
 			"one running timer: cannot tell it from there", n);
 	}
-	send_c(down[1], 'w');
+	pt_send_byte(down[1], 'w');
 	CHECK_EQ(recv_c(up[0]), 'e');
 	/* expired, unread: stopped, as a timerfd */
 	CHECK_EQ(queued_pollfs_timers(), 0);
-	send_c(down[1], 'f');
+	pt_send_byte(down[1], 'f');
 	CHECK_EQ(recv_c(up[0]), 'f');
 	n = queued_pollfs_timers();
-	send_c(down[1], 'x');
+	pt_send_byte(down[1], 'x');
 	CHECK_EQ(waitpid(pid, &status, 0), pid);
 	if (n)
 		FAIL("after its owner read its fdinfo, the expired periodic "

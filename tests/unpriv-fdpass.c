@@ -40,40 +40,6 @@ struct msg {
 
 static uint32_t word = 41;	/* at the same address in both processes */
 
-static void send_fds(int sock, const int *fds, const struct msg *m)
-{
-	char cbuf[CMSG_SPACE(MAX_FDS * sizeof(int))];
-	struct iovec iov = { (void *)m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = CMSG_SPACE(m->nfds *
-							  sizeof(int)) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(m->nfds * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, m->nfds * sizeof(int));
-	CHECK_EQ(sendmsg(sock, &mh, 0), (long)sizeof(*m));
-}
-
-static void recv_fds(int sock, int *fds, struct msg *m)
-{
-	char cbuf[CMSG_SPACE(MAX_FDS * sizeof(int))];
-	struct iovec iov = { m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-
-	CHECK_EQ(recvmsg(sock, &mh, MSG_CMSG_CLOEXEC), (long)sizeof(*m));
-	CHECK(m->nfds >= 1 && m->nfds <= MAX_FDS);
-	c = CMSG_FIRSTHDR(&mh);
-	CHECK(c && c->cmsg_type == SCM_RIGHTS &&
-	      c->cmsg_len == CMSG_LEN(m->nfds * sizeof(int)));
-	memcpy(fds, CMSG_DATA(c), m->nfds * sizeof(int));
-}
-
 static void block_sigusr1(void)
 {
 	sigset_t set;
@@ -109,7 +75,8 @@ static struct receiver receiver_start(receiver_fn *fn)
 		close(sv[0]);
 		if (geteuid() == 0)
 			pt_become_nobody();
-		recv_fds(sv[1], fds, &m);
+		CHECK_EQ(pt_recv_fds(sv[1], fds, MAX_FDS, &m, sizeof(m)),
+			 m.nfds);
 		pt_diag("receiver: pid %d uid %d got %d of the sender's "
 			"(pid %d) descriptors", (int)getpid(), (int)getuid(),
 			m.nfds, (int)m.sender);
@@ -131,7 +98,7 @@ static void receiver_run(struct receiver r, const int *fds, struct msg *m)
 	char c;
 
 	m->sender = getpid();
-	send_fds(r.sock, fds, m);
+	pt_send_fds(r.sock, fds, m->nfds, m, sizeof(*m));
 	if (read(r.sock, &c, 1) != 1)
 		pt_diag("the receiver ended without reporting");
 	CHECK_EQ(waitpid(r.pid, &status, 0), r.pid);

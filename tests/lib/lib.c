@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -415,9 +416,8 @@ void pt_expect_empty_at(const char *file, int line, int fd)
 
 int pt_run_child(int (*fn)(void *), void *arg, int timeout_ms)
 {
-	int64_t deadline;
 	int status;
-	pid_t pid, r;
+	pid_t pid;
 
 	pid = fork();
 	if (pid < 0)
@@ -427,27 +427,169 @@ int pt_run_child(int (*fn)(void *), void *arg, int timeout_ms)
 		alarm(0);
 		_exit(fn(arg));
 	}
-	deadline = pt_mono() + MS(timeout_ms);
-	for (;;) {
-		r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			FAIL("waitpid: %s", strerror(errno));
-		if (pt_mono() > deadline) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			pt_diag("child %d still running after %d ms: killed",
-				(int)pid, timeout_ms);
-			return PT_FAIL;
-		}
-		pt_sleep_ms(2);
+	status = pt_reap_within(pid, timeout_ms);
+	if (status < 0) {
+		pt_kill_reap(pid);
+		pt_diag("child %d still running after %d ms: killed",
+			(int)pid, timeout_ms);
+		return PT_FAIL;
 	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	pt_diag("child %d killed by signal %d", (int)pid, WTERMSIG(status));
 	return PT_FAIL;
+}
+
+int pt_wait_status_at(const char *file, int line, pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) != pid)
+		if (errno != EINTR)
+			pt_fail_at(file, line, "waitpid(%d): %s", (int)pid,
+				   strerror(errno));
+	return status;
+}
+
+int pt_reap_at(const char *file, int line, pid_t pid)
+{
+	int status = pt_wait_status_at(file, line, pid);
+
+	if (!WIFEXITED(status))
+		pt_fail_at(file, line, "child %d killed by signal %d",
+			   (int)pid, WTERMSIG(status));
+	return WEXITSTATUS(status);
+}
+
+int pt_reap_within_at(const char *file, int line, pid_t pid, int ms)
+{
+	int64_t deadline = pt_mono() + MS(ms);
+	int status;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return status;
+		if (r < 0 && errno != EINTR)
+			pt_fail_at(file, line, "waitpid(%d): %s", (int)pid,
+				   strerror(errno));
+		if (pt_mono() > deadline)
+			return -1;
+		pt_sleep_ms(2);
+	}
+}
+
+void pt_kill_reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+void pt_send_byte_at(const char *file, int line, int fd, char c)
+{
+	ssize_t r;
+
+	do
+		r = write(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		pt_fail_at(file, line, "write(fd %d): returned %zd, %s", fd, r,
+			   strerror(errno));
+}
+
+char pt_recv_byte_at(const char *file, int line, int fd)
+{
+	char c;
+	ssize_t r;
+
+	do
+		r = read(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		pt_fail_at(file, line, "read(fd %d): returned %zd, %s", fd, r,
+			   r ? strerror(errno) : "end of file");
+	return c;
+}
+
+#define PT_MAX_FDS	16
+
+void pt_send_fds_at(const char *file, int line, int sock, const int *fds,
+		    int nfds, const void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(PT_MAX_FDS * sizeof(int))];
+	char byte = 'F';
+	struct iovec iov = { data ? (void *)data : &byte, data ? len : 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf };
+	struct cmsghdr *c;
+	ssize_t r;
+
+	if (nfds < 1 || nfds > PT_MAX_FDS)
+		pt_fail_at(file, line, "pt_send_fds: %d descriptors", nfds);
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	do
+		r = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)iov.iov_len)
+		pt_fail_at(file, line, "sendmsg(fd %d, %d descriptors): "
+			   "returned %zd of %zu bytes, errno %d (%s)", sock,
+			   nfds, r, iov.iov_len, errno, strerror(errno));
+}
+
+int pt_recv_fds_at(const char *file, int line, int sock, int *fds, int max,
+		   void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(PT_MAX_FDS * sizeof(int))];
+	char byte;
+	struct iovec iov = { data ? data : &byte, data ? len : 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf };
+	struct cmsghdr *c;
+	ssize_t r;
+	int n;
+
+	if (max < 1 || max > PT_MAX_FDS)
+		pt_fail_at(file, line, "pt_recv_fds: room for %d", max);
+	mh.msg_controllen = CMSG_SPACE(max * sizeof(int));
+	if (!pt_poll_in_at(file, line, sock, PT_WAIT_MS))
+		pt_fail_at(file, line, "no descriptor on fd %d within %d ms",
+			   sock, PT_WAIT_MS);
+	do
+		r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)iov.iov_len)
+		pt_fail_at(file, line, "recvmsg(fd %d): returned %zd of %zu "
+			   "bytes, errno %d (%s)", sock, r, iov.iov_len, errno,
+			   strerror(errno));
+	c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    (mh.msg_flags & MSG_CTRUNC))
+		pt_fail_at(file, line, "recvmsg(fd %d): no SCM_RIGHTS "
+			   "message of at most %d descriptors", sock, max);
+	n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+	if (n < 1 || n > max || c->cmsg_len != CMSG_LEN(n * sizeof(int)))
+		pt_fail_at(file, line, "recvmsg(fd %d): SCM_RIGHTS of %zu "
+			   "bytes, for 1 to %d descriptors", sock,
+			   (size_t)c->cmsg_len, max);
+	memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+	return n;
+}
+
+int pt_recv_fd_at(const char *file, int line, int sock, void *data,
+		  size_t len)
+{
+	int fd;
+
+	pt_recv_fds_at(file, line, sock, &fd, 1, data, len);
+	return fd;
 }
 
 void pt_require_root(void)
@@ -485,6 +627,23 @@ void pt_fdinfo_at(const char *file, int line, int fd, char *buf, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	if (pt_read_file(path, buf, size) < 0)
 		pt_fail_at(file, line, "read %s: %s", path, strerror(errno));
+}
+
+void pt_expect_fd_link_at(const char *file, int line, int fd,
+			  const char *want)
+{
+	char path[64], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		pt_fail_at(file, line, "readlink(%s): %s", path,
+			   strerror(errno));
+	link[n] = 0;
+	if (strcmp(link, want))
+		pt_fail_at(file, line, "readlink(%s) = \"%s\", expected \"%s\"",
+			   path, link, want);
 }
 
 void pt_slab_shrink(const char *name)
@@ -591,4 +750,35 @@ bool pt_module_loaded(void)
 	struct stat st;
 
 	return stat("/sys/module/pollfs", &st) == 0;
+}
+
+static const char *module_ko;
+
+/* pt_module_ko()'s fail hook. */
+static void module_reload(void)
+{
+	char out[1024];
+	char *argv[] = { "insmod", (char *)module_ko, NULL };
+
+	if (pt_module_loaded())
+		return;
+	if (pt_run_cmd(argv, out, sizeof(out)) != 0)
+		pt_diag("insmod %s failed: %s", module_ko, out);
+}
+
+const char *pt_module_ko(void)
+{
+	const char *ko;
+
+	pt_require_root();
+	ko = getenv("POLLFS_KO");
+	if (!ko || !*ko)
+		pt_skip("POLLFS_KO is not set: cannot reload the module");
+	if (access(ko, R_OK))
+		pt_skip("POLLFS_KO=%s: %s", ko, strerror(errno));
+	if (!pt_module_loaded())
+		FAIL("the pollfs module is not loaded");
+	module_ko = ko;
+	pt_on_fail(module_reload);
+	return ko;
 }

@@ -221,6 +221,62 @@ void pt_expect_empty_at(const char *file, int line, int fd);
  * timeout_ms is killed and counts as a failure.
  */
 int pt_run_child(int (*fn)(void *), void *arg, int timeout_ms);
+/*
+ * Waits for child pid to end (through EINTR) and returns its exit status
+ * (WEXITSTATUS); fails the test if waitpid() fails or the child was
+ * killed by a signal.
+ */
+#define pt_reap(pid) pt_reap_at(__FILE__, __LINE__, (pid))
+int pt_reap_at(const char *file, int line, pid_t pid);
+/* Waits for child pid to end (through EINTR) and returns its wait status
+ * (for WIFSIGNALED and the like); fails the test if waitpid() fails. */
+#define pt_wait_status(pid) pt_wait_status_at(__FILE__, __LINE__, (pid))
+int pt_wait_status_at(const char *file, int line, pid_t pid);
+/* Waits up to ms for child pid to end: its wait status, or -1 if it is
+ * still running then; fails the test if waitpid() fails. */
+#define pt_reap_within(pid, ms)						\
+	pt_reap_within_at(__FILE__, __LINE__, (pid), (ms))
+int pt_reap_within_at(const char *file, int line, pid_t pid, int ms);
+/* Kills child pid (SIGKILL) and waits for it to end, through EINTR;
+ * errors are ignored: a fail hook may call it for a child already gone. */
+void pt_kill_reap(pid_t pid);
+/* Writes the byte c to fd (a pipe or socket); fails the test unless one
+ * byte is written. */
+#define pt_send_byte(fd, c) pt_send_byte_at(__FILE__, __LINE__, (fd), (c))
+void pt_send_byte_at(const char *file, int line, int fd, char c);
+/* Reads one byte from fd, blocking (through EINTR), and returns it; fails
+ * the test on an error or end of file. */
+#define pt_recv_byte(fd) pt_recv_byte_at(__FILE__, __LINE__, (fd))
+char pt_recv_byte_at(const char *file, int line, int fd);
+/*
+ * Passes descriptors over a UNIX socket (SCM_RIGHTS): pt_send_fds sends
+ * fds[0..nfds) with the len bytes at data, in one sendmsg() (data NULL:
+ * a byte of its own, as a stream socket carries no descriptor without
+ * one); it fails the test unless all len bytes go.
+ * pt_recv_fds waits up to PT_WAIT_MS for the message, then takes its len
+ * bytes into data (NULL: the one byte of its own) and its descriptors
+ * into fds, close-on-exec, and returns how many came; it fails the test
+ * if nothing comes in time, if the data is not exactly len bytes, or if
+ * the message has no descriptor, more than max or a truncated control
+ * part.  pt_send_fd and pt_recv_fd pass exactly one.
+ */
+#define pt_send_fds(sock, fds, nfds, data, len)				\
+	pt_send_fds_at(__FILE__, __LINE__, (sock), (fds), (nfds),	\
+		       (data), (len))
+void pt_send_fds_at(const char *file, int line, int sock, const int *fds,
+		    int nfds, const void *data, size_t len);
+#define pt_recv_fds(sock, fds, max, data, len)				\
+	pt_recv_fds_at(__FILE__, __LINE__, (sock), (fds), (max),	\
+		       (data), (len))
+int pt_recv_fds_at(const char *file, int line, int sock, int *fds, int max,
+		   void *data, size_t len);
+#define pt_send_fd(sock, fd, data, len)					\
+	pt_send_fds_at(__FILE__, __LINE__, (sock), &(int){ (fd) }, 1,	\
+		       (data), (len))
+#define pt_recv_fd(sock, data, len)					\
+	pt_recv_fd_at(__FILE__, __LINE__, (sock), (data), (len))
+int pt_recv_fd_at(const char *file, int line, int sock, void *data,
+		  size_t len);
 /* Skips the test unless it runs as root. */
 void pt_require_root(void);
 /* setgroups(0), setresgid/setresuid to 65534: no capabilities left
@@ -232,6 +288,12 @@ void pt_become_nobody_at(const char *file, int line);
 #define pt_fdinfo(fd, buf, size) \
 	pt_fdinfo_at(__FILE__, __LINE__, fd, buf, size)
 void pt_fdinfo_at(const char *file, int line, int fd, char *buf, size_t size);
+/* Fails the test unless fd's /proc/self/fd link reads want (a pollfs
+ * object's is "pollfs:[KIND]"). */
+#define pt_expect_fd_link(fd, want)					\
+	pt_expect_fd_link_at(__FILE__, __LINE__, (fd), (want))
+void pt_expect_fd_link_at(const char *file, int line, int fd,
+			  const char *want);
 /* Shrinks slab cache @name (as root; errors are ignored).  Under KASAN
  * this also empties its quarantine, whose freed objects /proc/slabinfo
  * still counts as active. */
@@ -247,5 +309,13 @@ ssize_t pt_read_file(const char *path, char *buf, size_t size);
 int pt_run_cmd(char *const argv[], char *out, size_t outsz);
 /* True if /sys/module/pollfs exists. */
 bool pt_module_loaded(void);
+/*
+ * For a test that unloads the module: skips it unless it runs as root
+ * and $POLLFS_KO names a readable file, fails it unless pollfs is
+ * loaded, and makes its fail hook load $POLLFS_KO again (insmod; a
+ * failure to is only reported) if pollfs is then not loaded.  Returns
+ * $POLLFS_KO.
+ */
+const char *pt_module_ko(void);
 
 #endif /* POLLFS_TESTS_LIB_H */

@@ -284,27 +284,15 @@ void *ps_join_at(const char *file, int line, pthread_t t)
 
 int ps_wait_child_at(const char *file, int line, pid_t pid, int timeout_ms)
 {
-	int64_t end = pt_mono() + MS(timeout_ms);
-	int status;
-	pid_t r;
+	int status = pt_reap_within_at(file, line, pid, timeout_ms);
 
-	for (;;) {
-		r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			return status;
-		if (r < 0 && errno != EINTR)
-			pt_fail_at(file, line, "waitpid(%d): %s", (int)pid,
-				   strerror(errno));
-		if (pt_mono() > end) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			pt_fail_at(file, line,
-				   "child %d still running after %d ms: killed",
-				   (int)pid, timeout_ms);
-		}
-		pt_sleep_ms(1);
+	if (status < 0) {
+		pt_kill_reap(pid);
+		pt_fail_at(file, line,
+			   "child %d still running after %d ms: killed",
+			   (int)pid, timeout_ms);
 	}
+	return status;
 }
 
 void ps_check_exit0_at(const char *file, int line, int status)
