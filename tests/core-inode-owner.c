@@ -10,10 +10,7 @@
  * The first child, uid 65534, is the first user of the module here (the
  * test opens nothing before it), so it is also the one that mounts.
  */
-#include "lib/aio.h"
-#include "lib/futex.h"
-#include "lib/signal.h"
-#include "lib/timer.h"
+#include "lib/kinds.h"
 
 #include <stdio.h>
 #include <sys/inotify.h>
@@ -49,29 +46,18 @@ static void check_root_owned(const char *what, int fd)
 
 static int check_all_kinds(void *nobody)
 {
-	aio_context_t ctx;
-	int fd;
+	int dev, fd;
 
 	if (nobody)
 		pt_become_nobody();
-
-	fd = ps_signal(ps_bit(SIGUSR1), 0);
-	check_root_owned("signal", fd);
-	CHECK_SYS(close(fd));
-
-	fd = tmr_new(0);
-	check_root_owned("timer", fd);
-	CHECK_SYS(close(fd));
-
-	fd = fx_new(0);
-	check_root_owned("futex", fd);
-	CHECK_SYS(close(fd));
-
-	ctx = ax_setup(4);
-	fd = ax_fd(ctx, 0);
-	check_root_owned("aio", fd);
-	CHECK_SYS(close(fd));
-	ax_destroy(ctx);
+	pt_kinds_prepare();
+	dev = pt_dev();
+	pt_for_each_kind(k) {
+		fd = pt_kind_new(k, dev, 0);
+		check_root_owned(k->name, fd);
+		CHECK_SYS(close(fd));
+	}
+	CHECK_SYS(close(dev));
 	return PT_PASS;
 }
 

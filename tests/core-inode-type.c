@@ -15,10 +15,7 @@
  * inodes only: there a module that keeps alloc_anon_inode()'s type and
  * does not hide it shows S_IFREG where eventfd shows none, and fails.
  */
-#include "lib/aio.h"
-#include "lib/futex.h"
-#include "lib/signal.h"
-#include "lib/timer.h"
+#include "lib/kinds.h"
 
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -65,11 +62,9 @@ static mode_t stat_mode(const char *what, int fd, bool pollfs)
 
 int main(void)
 {
-	mode_t stock, type[4];
-	const char *kinds[4] = { "signal", "timer", "futex", "aio" };
-	aio_context_t ctx;
+	mode_t stock, type;
 	sigset_t mask;
-	int fd[4], efd, tfd, sfd;
+	int dev, fd, efd, tfd, sfd;
 
 	efd = CHECK_SYS(eventfd(0, EFD_CLOEXEC));
 	tfd = CHECK_SYS(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
@@ -81,23 +76,19 @@ int main(void)
 	CHECK_EQ(stat_mode("timerfd", tfd, false), stock);
 	CHECK_EQ(stat_mode("signalfd", sfd, false), stock);
 
-	fd[0] = ps_signal(ps_bit(SIGUSR1), 0);
-	fd[1] = tmr_new(0);
-	fd[2] = fx_new(0);
-	ctx = ax_setup(4);
-	fd[3] = ax_fd(ctx, 0);
-	for (int i = 0; i < 4; i++)
-		type[i] = stat_mode(kinds[i], fd[i], true);
-	for (int i = 0; i < 4; i++)
-		if (type[i] != stock)
+	pt_kinds_prepare();
+	dev = pt_dev();
+	pt_for_each_kind(k) {
+		fd = pt_kind_new(k, dev, 0);
+		type = stat_mode(k->name, fd, true);
+		if (type != stock)
 			FAIL("%s object: file type %s (%06o), the kernel's "
-			     "anonymous inodes %s (%06o)", kinds[i],
-			     type_name(type[i]), (unsigned)type[i],
+			     "anonymous inodes %s (%06o)", k->name,
+			     type_name(type), (unsigned)type,
 			     type_name(stock), (unsigned)stock);
-
-	for (int i = 0; i < 4; i++)
-		CHECK_SYS(close(fd[i]));
-	ax_destroy(ctx);
+		CHECK_SYS(close(fd));
+	}
+	CHECK_SYS(close(dev));
 	CHECK_SYS(close(sfd));
 	CHECK_SYS(close(tfd));
 	CHECK_SYS(close(efd));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kinds of pollfs object, one entry each, for the tests that must
- * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles):
+ * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
+ * core-pollout, core-inode-owner, core-inode-type):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.
  */
