@@ -34,7 +34,7 @@ static void check_new(int fd, bool nonblock, bool cloexec)
 	CHECK_ERR(read(fd, buf, sizeof(buf[0])), EINVAL);
 	CHECK_ERR(read(fd, buf, sizeof(buf[0]) - 1), EINVAL);
 	CHECK_ERR(read(fd, buf, 0), EINVAL);
-	CHECK_ERR(fx_read_nb(fd, buf, sizeof(buf)), EINVAL);
+	CHECK_ERR(pt_read_nb(fd, buf, sizeof(buf)), EINVAL);
 
 	CHECK_EQ(fx_revents(fd, 0), 0);
 	CHECK_EQ(fx_revents(fd, 100), 0);

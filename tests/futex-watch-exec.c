@@ -79,7 +79,7 @@ static void consistent(int fd, const char *what, long (*wake)(const void *),
 
 	CHECK_EQ(fx_revents(fd, 0), 0);
 	errno = 0;
-	r = fx_read_nb(fd, ev, sizeof(ev));
+	r = pt_read_nb(fd, ev, sizeof(ev));
 	if (r == -1 && errno == EINVAL) {
 		pt_diag("%s: unarmed after the read", what);
 		if (wake)
@@ -97,7 +97,7 @@ static void consistent(int fd, const char *what, long (*wake)(const void *),
 	CHECK_EQ(wake(arg), 1);
 	pt_wait_readable(fd, PT_WAIT_MS);
 	memset(ev, 0, sizeof(ev));
-	r = fx_read_nb(fd, ev, sizeof(ev));
+	r = pt_read_nb(fd, ev, sizeof(ev));
 	if (r == FX_REC) {
 		CHECK_EQ(ev[0].addr, addr);
 		CHECK_EQ(ev[0].flags, flags);
@@ -121,7 +121,7 @@ static void read_old(int fd, const char *what, uint64_t addr, uint32_t flags)
 	fx_expect_ready(fd);
 	memset(ev, 0, sizeof(ev));
 	errno = 0;
-	r = fx_read_nb(fd, ev, sizeof(ev));
+	r = pt_read_nb(fd, ev, sizeof(ev));
 	if (r == FX_REC) {
 		pt_diag("%s: record {%#llx, %u, %#x}", what,
 			(unsigned long long)ev[0].addr, ev[0].val, ev[0].flags);

@@ -96,7 +96,7 @@ static void *reader(void *arg)
 		} else {
 			if (!pt_poll_in(fd, 20))
 				continue;
-			r = fx_read_nb(fd, ev, sizeof(ev));
+			r = pt_read_nb(fd, ev, sizeof(ev));
 		}
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;

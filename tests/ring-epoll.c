@@ -95,7 +95,7 @@ TEST(level_futex)
 	rg_wait_overflow(&ring);
 	CHECK_EQ(rg_take(&ring, got, 4), 2);
 	CHECK(in_event(ep, 0));
-	CHECK_EQ(rg_read_nb(fd, got, sizeof(got)), FX_REC);
+	CHECK_EQ(pt_read_nb(fd, got, sizeof(got)), FX_REC);
 	fx_check_rec(&got[0], &word, 5, WATCHED);
 	CHECK(!in_event(ep, 0));
 	rg_unmap(&ring);
@@ -154,7 +154,7 @@ static void timer_in_epoll(uint32_t events)
 		 * for what waits in the object (the ring was full) */
 		n = rg_take(&ring, got, 16);
 		if (!n && rg_overflow(&ring)) {
-			ssize_t r = rg_read_nb(fd, got, sizeof(got));
+			ssize_t r = pt_read_nb(fd, got, sizeof(got));
 
 			CHECK(r > 0 && r % TMR_EVENT_SIZE == 0);
 			n = (size_t)r / TMR_EVENT_SIZE;

@@ -92,7 +92,7 @@ static void consume(struct rg_ring *ring, struct consumer *c)
 		ssize_t r;
 
 		if (!n && rg_overflow(ring)) {
-			r = rg_read_nb(ring->fd, buf, sizeof(buf));
+			r = pt_read_nb(ring->fd, buf, sizeof(buf));
 			if (r > 0 && r % FX_REC == 0) {
 				n = (size_t)r / FX_REC;
 				c->reads++;

@@ -57,7 +57,7 @@ static void receive(struct rg_ring *ring, void *rec)
 		if (ready && ready <= ring->p.entries &&
 		    rg_take(ring, rec, 1) == 1)
 			return;
-		r = rg_read_nb(ring->fd, rec, size);
+		r = pt_read_nb(ring->fd, rec, size);
 		if (r == (ssize_t)size)
 			return;
 		if (r >= 0 || errno != EAGAIN)
@@ -251,7 +251,7 @@ TEST(garbage_in_tail)
 		if (!pt_poll_in(fd, PT_WAIT_MS))
 			FAIL("tail %#x: no POLLIN after a wake (counted %ld)",
 			     garbage[i], r);
-		while (rg_read_nb(fd, got, sizeof(got)) > 0)
+		while (pt_read_nb(fd, got, sizeof(got)) > 0)
 			CHECK(++reads < 100);
 		CHECK_EQ(errno, EAGAIN);
 		__atomic_store_n(ring.head, rg_tail(&ring), __ATOMIC_RELEASE);
@@ -340,7 +340,7 @@ static long read_once(int fd, size_t size)
 {
 	char buf[(ENTRIES + 4) * RG_TIMER_REC];
 	int64_t t = pt_mono();
-	ssize_t r = rg_read_nb(fd, buf, (ENTRIES + 4) * size);
+	ssize_t r = pt_read_nb(fd, buf, (ENTRIES + 4) * size);
 
 	if (pt_mono() - t > NSEC_PER_SEC)
 		FAIL("a non-blocking read of fd %d took %lld ms", fd,

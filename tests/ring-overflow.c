@@ -202,7 +202,7 @@ TEST(timer_write_drops_the_waiting_count)
 	/* re-armed an hour away: what waited in the object is gone */
 	tmr_arm(fd, CLOCK_MONOTONIC, 0, 3600 * NSEC_PER_SEC, 0);
 	CHECK_EQ(rg_ready(&ring), 2);
-	CHECK_EQ(rg_read_nb(fd, got, sizeof(got)), 2 * TMR_EVENT_SIZE);
+	CHECK_EQ(pt_read_nb(fd, got, sizeof(got)), 2 * TMR_EVENT_SIZE);
 	CHECK(!memcmp(&got[0], &peek[0], sizeof(peek[0])));
 	CHECK(!memcmp(&got[1], &peek[1], sizeof(peek[1])));
 	CHECK(!rg_overflow(&ring));

@@ -79,7 +79,7 @@ TEST(timer_oneshot)
 	same_record(rg_slot(&ring, rg_head(&ring)), &twin, sizeof(twin));
 
 	/* read(2) returns the ring's record, advancing head */
-	CHECK_EQ(rg_read_nb(with, &again, sizeof(again)), TMR_EVENT_SIZE);
+	CHECK_EQ(pt_read_nb(with, &again, sizeof(again)), TMR_EVENT_SIZE);
 	same_record(&again, &twin, sizeof(twin));
 	CHECK_EQ(rg_head(&ring), rg_tail(&ring));
 	pt_expect_empty(with);
@@ -323,7 +323,7 @@ TEST(read_takes_the_ring)
 	CHECK_EQ(read(fd, got, sizeof(got)), FX_REC);
 	fx_check_rec(&got[0], &word, 3, FX_PRIVATE | FX_WATCH);
 	CHECK_EQ(rg_head(&ring), rg_tail(&ring));
-	CHECK_ERR(rg_read_nb(fd, got, sizeof(got)), EAGAIN);
+	CHECK_ERR(pt_read_nb(fd, got, sizeof(got)), EAGAIN);
 	/* less than a record: EINVAL, the ring untouched */
 	__atomic_store_n(&word, 4, __ATOMIC_SEQ_CST);
 	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);

@@ -137,7 +137,7 @@ static void *read_thread(void *arg)
 
 		if (!pt_poll_in(ring.fd, 5))
 			continue;
-		r = rg_read_nb(ring.fd, ev, sizeof(ev));
+		r = pt_read_nb(ring.fd, ev, sizeof(ev));
 		if (r < 0 && errno == EAGAIN)
 			continue;
 		if (r <= 0 || r % FX_REC)

@@ -71,7 +71,7 @@ TEST(stream_100000)
 
 		if (!n && rg_overflow(&ring)) {
 			/* the ring filled: the rest waits in the object */
-			r = rg_read_nb(fd, buf, sizeof(buf));
+			r = pt_read_nb(fd, buf, sizeof(buf));
 			if (r > 0 && r % TMR_EVENT_SIZE == 0) {
 				n = (size_t)r / TMR_EVENT_SIZE;
 				reads++;

@@ -126,14 +126,14 @@ static void signal_receiver(const int *fds, const struct msg *m)
 
 	(void)m;
 	CHECK(!pt_poll_in(fds[0], 0));
-	CHECK_ERR(fx_read_nb(fds[0], &si, sizeof(si)), EAGAIN);
+	CHECK_ERR(pt_read_nb(fds[0], &si, sizeof(si)), EAGAIN);
 	CHECK_SYS(sigqueue(getpid(), SIGUSR1, v));
-	CHECK_EQ(fx_read_nb(fds[0], &si, sizeof(si)), (long)sizeof(si));
+	CHECK_EQ(pt_read_nb(fds[0], &si, sizeof(si)), (long)sizeof(si));
 	CHECK_EQ(si.psi_signo, SIGUSR1);
 	CHECK_EQ(si.psi_int, 2222);
 	CHECK_EQ(si.psi_pid, getpid());
 	CHECK_EQ(si.psi_uid, getuid());
-	CHECK_ERR(fx_read_nb(fds[0], &si, sizeof(si)), EAGAIN);
+	CHECK_ERR(pt_read_nb(fds[0], &si, sizeof(si)), EAGAIN);
 }
 
 TEST(signal_object_reads_only_the_readers_signals)
@@ -149,7 +149,7 @@ TEST(signal_object_reads_only_the_readers_signals)
 	CHECK_SYS(sigqueue(getpid(), SIGUSR1, v));
 	receiver_run(r, &fd, &m);
 	/* the sender's signal is still its own to read */
-	CHECK_EQ(fx_read_nb(fd, &si, sizeof(si)), (long)sizeof(si));
+	CHECK_EQ(pt_read_nb(fd, &si, sizeof(si)), (long)sizeof(si));
 	CHECK_EQ(si.psi_signo, SIGUSR1);
 	CHECK_EQ(si.psi_int, 1111);
 	CHECK_EQ(si.psi_pid, getpid());
@@ -252,7 +252,7 @@ static void aio_receiver(const int *fds, const struct msg *m)
 	/* our own context works through the sender's handle */
 	o.ctx = own;
 	fd = CHECK_SYS(ioctl(fds[0], POLLFS_IOC_AIO, &o));
-	CHECK_ERR(fx_read_nb(fd, &ae, sizeof(ae)), EAGAIN);
+	CHECK_ERR(pt_read_nb(fd, &ae, sizeof(ae)), EAGAIN);
 	CHECK_SYS(close(fd));
 	CHECK_SYS(syscall(SYS_io_destroy, own));
 	CHECK_SYS(close(own_dev));
@@ -274,9 +274,9 @@ TEST(no_object_for_another_process_aio_context)
 	m.ctx = ctx;
 	receiver_run(r, fds, &m);
 	/* the sender's object still follows its context */
-	CHECK_ERR(fx_read_nb(fds[1], &ae, sizeof(ae)), EAGAIN);
+	CHECK_ERR(pt_read_nb(fds[1], &ae, sizeof(ae)), EAGAIN);
 	CHECK_SYS(syscall(SYS_io_destroy, ctx));
-	CHECK_EQ(fx_read_nb(fds[1], &ae, sizeof(ae)), 0);
+	CHECK_EQ(pt_read_nb(fds[1], &ae, sizeof(ae)), 0);
 	CHECK_SYS(close(fds[1]));
 	CHECK_SYS(close(fds[0]));
 }

@@ -131,23 +131,6 @@ short fx_revents_at(const char *file, int line, int fd, int timeout_ms)
 	return r ? p.revents : 0;
 }
 
-ssize_t fx_read_nb(int fd, void *buf, size_t n)
-{
-	int fl = fcntl(fd, F_GETFL), e;
-	ssize_t r;
-
-	if (fl < 0)
-		return -1;
-	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK))
-		return -1;
-	r = read(fd, buf, n);
-	e = errno;
-	if (!(fl & O_NONBLOCK))
-		fcntl(fd, F_SETFL, fl);
-	errno = e;
-	return r;
-}
-
 void fx_expect_unarmed_at(const char *file, int line, int fd)
 {
 	struct pollfs_futex_event buf[4];
@@ -158,7 +141,7 @@ void fx_expect_unarmed_at(const char *file, int line, int fd)
 		pt_fail_at(file, line, "fd %d: poll revents %#x, expected none "
 			   "(unarmed)", fd, rev);
 	errno = 0;
-	r = fx_read_nb(fd, buf, sizeof(buf));
+	r = pt_read_nb(fd, buf, sizeof(buf));
 	if (r != -1 || errno != EINVAL)
 		pt_fail_at(file, line, "fd %d: read returned %zd, errno %d "
 			   "(%s), expected EINVAL (unarmed)", fd, r, errno,
@@ -175,7 +158,7 @@ void fx_expect_armed_at(const char *file, int line, int fd)
 		pt_fail_at(file, line, "fd %d: poll revents %#x, expected none "
 			   "(armed, not woken)", fd, rev);
 	errno = 0;
-	r = fx_read_nb(fd, buf, sizeof(buf));
+	r = pt_read_nb(fd, buf, sizeof(buf));
 	if (r != -1 || errno != EAGAIN)
 		pt_fail_at(file, line, "fd %d: non-blocking read returned %zd, "
 			   "errno %d (%s), expected EAGAIN (armed, not woken)",

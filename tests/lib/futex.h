@@ -117,9 +117,6 @@ short fx_revents_at(const char *file, int line, int fd, int timeout_ms);
 #define fx_revents(fd, timeout_ms)					\
 	fx_revents_at(__FILE__, __LINE__, (fd), (timeout_ms))
 
-/* A read with O_NONBLOCK set for it; returns read()'s result, errno kept. */
-ssize_t fx_read_nb(int fd, void *buf, size_t n);
-
 /* Unarmed: poll shows nothing and a read gives EINVAL. */
 void fx_expect_unarmed_at(const char *file, int line, int fd);
 #define fx_expect_unarmed(fd) fx_expect_unarmed_at(__FILE__, __LINE__, (fd))

@@ -782,3 +782,20 @@ const char *pt_module_ko(void)
 	pt_on_fail(module_reload);
 	return ko;
 }
+
+ssize_t pt_read_nb(int fd, void *buf, size_t n)
+{
+	int fl = fcntl(fd, F_GETFL), e;
+	ssize_t r;
+
+	if (fl < 0)
+		return -1;
+	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		return -1;
+	r = read(fd, buf, n);
+	e = errno;
+	if (!(fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fl);
+	errno = e;
+	return r;
+}

@@ -199,6 +199,9 @@ const char *pt_clock_name(clockid_t clk);
 #define pt_dev() pt_dev_at(__FILE__, __LINE__)
 int pt_dev_at(const char *file, int line);
 /* poll() for POLLIN up to timeout_ms (-1: forever); true if it is set. */
+/* A read with O_NONBLOCK set for it, whatever the fd's own flags:
+ * read()'s result, its errno kept. */
+ssize_t pt_read_nb(int fd, void *buf, size_t n);
 #define pt_poll_in(fd, timeout_ms)					\
 	pt_poll_in_at(__FILE__, __LINE__, (fd), (timeout_ms))
 bool pt_poll_in_at(const char *file, int line, int fd, int timeout_ms);

@@ -173,23 +173,6 @@ int rg_take_cas(struct rg_ring *ring, void *rec)
 	}
 }
 
-ssize_t rg_read_nb(int fd, void *buf, size_t bytes)
-{
-	int fl = fcntl(fd, F_GETFL), e;
-	ssize_t r;
-
-	if (fl < 0)
-		return -1;
-	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK))
-		return -1;
-	r = read(fd, buf, bytes);
-	e = errno;
-	if (!(fl & O_NONBLOCK))
-		fcntl(fd, F_SETFL, fl);
-	errno = e;
-	return r;
-}
-
 size_t rg_drain_at(const char *file, int line, struct rg_ring *ring, void *buf,
 		   size_t max)
 {
@@ -205,7 +188,7 @@ size_t rg_drain_at(const char *file, int line, struct rg_ring *ring, void *buf,
 			continue;
 		if (!rg_overflow(ring))
 			break;
-		r = rg_read_nb(ring->fd, (char *)buf + got * size,
+		r = pt_read_nb(ring->fd, (char *)buf + got * size,
 			       (max - got) * size);
 		if (r < 0 && errno == EAGAIN)
 			break;

@@ -115,12 +115,6 @@ size_t rg_take_at(const char *file, int line, struct rg_ring *ring, void *buf,
 int rg_take_cas(struct rg_ring *ring, void *rec);
 
 /*
- * A read that does not sleep (O_NONBLOCK set for it); returns read()'s
- * result, errno kept.
- */
-ssize_t rg_read_nb(int fd, void *buf, size_t bytes);
-
-/*
  * Everything there is, in order: the ring's records (lone consumer),
  * then, while records wait in the object or the ring is found empty,
  * non-blocking reads until EAGAIN.  Up to @max records into @buf;
