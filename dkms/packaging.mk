@@ -3,9 +3,9 @@
 # Installing the module and packaging it, included by the top Makefile:
 # the module on this machine (make install-module, DKMS), the DKMS
 # source tree that pollfs-dkms ships, the Debian packages (debian/,
-# built by tests/deb/build) and their checks in the guest (tests/deb/run,
-# tests/dkms/check).  README.md, "Installing it on Debian", is the
-# user's side of it.
+# built by tests/packaging/deb/build) and their checks in the guest
+# (tests/packaging/deb/run, tests/packaging/dkms/check).  README.md,
+# "Installing it on Debian", is the user's side of it.
 
 #>> Installing the module, packaging (dkms/packaging.mk)
 
@@ -67,14 +67,14 @@ dkms-uninstall:
 # module where pollfs-dkms is installed.  No guest is booted.
 #> deb the Debian packages, checked by lintian (build/deb)
 deb:
-	tests/deb/build $(CURDIR)/build/deb
+	tests/packaging/deb/build $(CURDIR)/build/deb
 
 # The same tree under a lower version: the "previous release" that make
 # check-deb upgrades from.
 PREV_VERSION = $(VERSION)~prev
 #> deb-prev the same under a lower version, for check-deb's upgrade
 deb-prev:
-	tests/deb/build --version $(PREV_VERSION) --no-lintian \
+	tests/packaging/deb/build --version $(PREV_VERSION) --no-lintian \
 		$(CURDIR)/build/deb-prev
 
 # In the guest, with a root filesystem of Debian's (12's for 6.1 and
@@ -85,11 +85,12 @@ deb-prev:
 # then apt remove unloading it and README.md's apt purge line leaving
 # nothing behind.  On the default kernel also a kernel update that
 # replaces the image under the same release, and a boot of the updated
-# image: tests/deb/README.md.  Each DKMS build takes minutes under TCG.
+# image: tests/packaging/deb/README.md.  Each DKMS build takes minutes
+# under TCG.
 #> check-deb the packages installed with apt in the guest, DKMS building there
 check-deb: deb deb-prev
 	$(MAKE) lib tests
-	tests/deb/run $(KERNEL)
+	tests/packaging/deb/run $(KERNEL)
 
 # DKMS inside the guest: build, install and modprobe the module there.
 #> check-dkms DKMS building and loading the module in the guest
@@ -101,7 +102,7 @@ check-dkms:
 		vm/kernels vm/kernel-version vm/lib.sh vm/lanes.mk dkms/packaging.mk \
 		tests/syz/syz.mk
 	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
-		--add build/pollfs-src.tar --add tests/dkms/check -- /check
+		--add build/pollfs-src.tar --add tests/packaging/dkms/check -- /check
 
 .PHONY: install-module dkms-src dkms-install dkms-uninstall deb deb-prev \
 	check-deb check-dkms

@@ -3,7 +3,7 @@
  * A futex wait in an epoll loop, with or without the pollfs module: a
  * pollfs futex object when /dev/pollfs exists, otherwise the usual
  * substitute, a thread blocked in FUTEX_WAIT that writes an eventfd.
- * See "Without the module" in README.md.
+ * See docs/without-the-module.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * A program as a libpollfs user writes it: <pollfs.h> and nothing from
- * the source tree, built by tests/install/check with the flags of
- * `pkg-config --cflags --libs libpollfs` against an installed copy, and
- * run in the guest as the test "libpollfs-install".  Silent on success.
+ * the source tree, built by tests/packaging/install/check with the
+ * flags of `pkg-config --cflags --libs libpollfs` against an installed
+ * copy, and run in the guest as the test "libpollfs-install".  Silent
+ * on success.
  */
 #include <errno.h>
 #include <poll.h>
