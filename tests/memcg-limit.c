@@ -281,7 +281,7 @@ int main(void)
 		pt_for_each_kind(k) {
 			int fd = pt_kind_new(k, dev, 0);
 
-			k->use(fd);
+			pt_kind_use(k, fd);
 			CHECK_SYS(close(fd));
 		}
 		CHECK_SYS(close(dev));

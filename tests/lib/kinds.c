@@ -13,9 +13,11 @@ static void signal_prepare(void)
 	ps_block(ps_bit(SIGUSR1));
 }
 
+/* An empty mask: what makes SIGUSR1 readable is the record prime()
+ * writes, so that a test sees that record taken. */
 static void signal_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
 {
-	struct pollfs_signal_open o = { ps_bit(SIGUSR1), flags, reserved };
+	struct pollfs_signal_open o = { 0, flags, reserved };
 
 	memcpy(arg, &o, sizeof(o));
 }
@@ -38,15 +40,27 @@ static void signal_arm(int fd, unsigned int n)
 	CHECK_EQ(write(fd, &mask, sizeof(mask)), sizeof(mask));
 }
 
-static void signal_use(int fd)
+static void signal_prime(void *rec)
+{
+	uint64_t mask = ps_bit(SIGUSR1);
+
+	memcpy(rec, &mask, sizeof(mask));
+}
+
+static void signal_fire(int fd)
+{
+	(void)fd;
+	CHECK_SYS(kill(getpid(), SIGUSR1));
+}
+
+static void signal_expect(const void *rec)
 {
 	struct pollfs_siginfo si;
 
-	ps_set_mask(fd, ps_bit(SIGUSR1));
-	CHECK_SYS(kill(getpid(), SIGUSR1));
-	pt_wait_readable(fd, PT_WAIT_MS);
-	CHECK_EQ(read(fd, &si, sizeof(si)), (long)sizeof(si));
-	CHECK_EQ(si.psi_signo, SIGUSR1);
+	memcpy(&si, rec, sizeof(si));
+	ps_check_sig(&si, SIGUSR1, SI_USER);
+	CHECK_EQ(si.psi_pid, getpid());
+	CHECK_EQ(si.psi_uid, getuid());
 }
 
 static const char *signal_bad_record(const void *rec)
@@ -97,13 +111,18 @@ static void timer_arm(int fd, unsigned int n)
 	CHECK_EQ(write(fd, &spec, sizeof(spec)), TMR_SPEC_SIZE);
 }
 
-static void timer_use(int fd)
+static void timer_prime(void *rec)
+{
+	struct pollfs_timer_spec spec = tmr_spec(CLOCK_MONOTONIC, 0, US(50), 0);
+
+	memcpy(rec, &spec, sizeof(spec));
+}
+
+static void timer_expect(const void *rec)
 {
 	struct pollfs_timer_event ev;
 
-	tmr_arm(fd, CLOCK_MONOTONIC, 0, US(50), 0);
-	pt_wait_readable(fd, PT_WAIT_MS);
-	tmr_read_event(fd, &ev);
+	memcpy(&ev, rec, sizeof(ev));
 	tmr_check_oneshot(&ev);
 }
 
@@ -127,8 +146,8 @@ static const char *timer_bad_record(const void *rec)
 
 /* ---- futex: private words of this process ---- */
 
-/* The words arm() waits on; use() has one of its own, which only the
- * object in use waits on, so that its wake counts exactly one. */
+/* The words arm() waits on; prime() has one of its own, which only the
+ * object in use waits on, so that fire()'s wake counts exactly one. */
 static uint32_t armed_words[64];
 static uint32_t use_word = 7;
 
@@ -151,11 +170,25 @@ static void futex_arm(int fd, unsigned int n)
 	fx_armv(fd, ev, count);
 }
 
-static void futex_use(int fd)
+static void futex_prime(void *rec)
 {
-	fx_arm(fd, &use_word, use_word, FX_PRIVATE);
+	struct pollfs_futex_event ev = fx_ev(&use_word, use_word, FX_PRIVATE);
+
+	memcpy(rec, &ev, sizeof(ev));
+}
+
+static void futex_fire(int fd)
+{
+	(void)fd;
 	CHECK_EQ(fx_wake(&use_word, 1, FX_PRIVATE), 1);
-	fx_expect_rec(fd, &use_word, use_word, FX_PRIVATE);
+}
+
+static void futex_expect(const void *rec)
+{
+	struct pollfs_futex_event ev;
+
+	memcpy(&ev, rec, sizeof(ev));
+	fx_check_rec(&ev, &use_word, use_word, FX_PRIVATE);
 }
 
 static const char *futex_bad_record(const void *rec)
@@ -175,6 +208,9 @@ static const char *futex_bad_record(const void *rec)
 static aio_context_t aio_ctx;
 static int aio_file = -1;
 
+/* The iocb data of the write fire() submits, told from others'. */
+#define AIO_FIRE_DATA	0xf17e
+
 static void aio_prepare(void)
 {
 	aio_ctx = ax_setup(64);
@@ -188,21 +224,36 @@ static void aio_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
 	memcpy(arg, &o, sizeof(o));
 }
 
-/* A completed write is seen, then reaped. */
-static void aio_use(int fd)
-{
-	static char data[64];
-	struct iocb cb, *cbs[1] = { &cb };
-	struct pollfs_aio_event ev;
-	struct io_event done;
+static char aio_data[64];
 
-	ax_prep_pwrite(&cb, aio_file, data, sizeof(data), 0, 0);
+/* A write completes. */
+static void aio_fire(int fd)
+{
+	struct iocb cb, *cbs[1] = { &cb };
+
+	(void)fd;
+	ax_prep_pwrite(&cb, aio_file, aio_data, sizeof(aio_data), 0,
+		       AIO_FIRE_DATA);
 	ax_submit(aio_ctx, 1, cbs);
-	pt_wait_readable(fd, PT_WAIT_MS);
-	CHECK_EQ(read(fd, &ev, sizeof(ev)), AX_EVENT_SIZE);
+}
+
+static void aio_expect(const void *rec)
+{
+	struct pollfs_aio_event ev;
+
+	memcpy(&ev, rec, sizeof(ev));
 	CHECK_EQ(ev.ctx, aio_ctx);
 	CHECK_EQ(ev.available, 1);
+}
+
+/* The read reaped nothing: the write's completion is reaped here. */
+static void aio_take(int fd)
+{
+	struct io_event done;
+
+	(void)fd;
 	CHECK_EQ(ax_reap(aio_ctx, 1, 1, &done, PT_WAIT_MS), 1);
+	ax_check_event(&done, AIO_FIRE_DATA, sizeof(aio_data));
 }
 
 static const char *aio_bad_record(const void *rec)
@@ -222,7 +273,8 @@ const struct pt_kind pt_kinds[] = {
 		.write_size = sizeof(uint64_t),
 		.prepare = signal_prepare, .fill_arg = signal_fill_arg,
 		.sample = signal_sample, .arm = signal_arm,
-		.use = signal_use, .bad_record = signal_bad_record,
+		.prime = signal_prime, .fire = signal_fire,
+		.expect = signal_expect, .bad_record = signal_bad_record,
 	},
 	{
 		.name = "timer", .cache = "pollfs_timer",
@@ -230,8 +282,9 @@ const struct pt_kind pt_kinds[] = {
 		.arg_size = sizeof(struct pollfs_open),
 		.read_size = sizeof(struct pollfs_timer_event),
 		.write_size = sizeof(struct pollfs_timer_spec),
-		.fill_arg = plain_fill_arg, .sample = timer_sample,
-		.arm = timer_arm, .use = timer_use,
+		.fill_arg = plain_fill_arg,
+		.sample = timer_sample, .arm = timer_arm,
+		.prime = timer_prime, .expect = timer_expect,
 		.bad_record = timer_bad_record,
 	},
 	{
@@ -240,9 +293,10 @@ const struct pt_kind pt_kinds[] = {
 		.arg_size = sizeof(struct pollfs_open),
 		.read_size = sizeof(struct pollfs_futex_event),
 		.write_size = sizeof(struct pollfs_futex_event),
-		.fill_arg = plain_fill_arg, .sample = futex_sample,
-		.arm = futex_arm, .use = futex_use,
-		.bad_record = futex_bad_record,
+		.fill_arg = plain_fill_arg,
+		.sample = futex_sample, .arm = futex_arm,
+		.prime = futex_prime, .fire = futex_fire,
+		.expect = futex_expect, .bad_record = futex_bad_record,
 	},
 	{
 		.name = "aio", .cache = "pollfs_aio",
@@ -250,7 +304,8 @@ const struct pt_kind pt_kinds[] = {
 		.arg_size = sizeof(struct pollfs_aio_open),
 		.read_size = sizeof(struct pollfs_aio_event),
 		.prepare = aio_prepare, .fill_arg = aio_fill_arg,
-		.use = aio_use, .bad_record = aio_bad_record,
+		.fire = aio_fire, .expect = aio_expect, .take = aio_take,
+		.bad_record = aio_bad_record,
 	},
 };
 const unsigned int pt_nkinds = sizeof(pt_kinds) / sizeof(pt_kinds[0]);
@@ -301,4 +356,41 @@ int pt_kind_new_at(const char *file, int line, const struct pt_kind *k,
 		pt_fail_at(file, line, "creating a %s object: errno %d (%s)",
 			   k->name, errno, strerror(errno));
 	return fd;
+}
+
+void pt_kind_prime_at(const char *file, int line, const struct pt_kind *k,
+		      int fd)
+{
+	char rec[PT_KIND_REC_MAX] __attribute__((aligned(8)));
+	ssize_t r;
+
+	if (!k->prime)
+		return;
+	k->prime(rec);
+	r = write(fd, rec, k->write_size);
+	if (r != (ssize_t)k->write_size)
+		pt_fail_at(file, line, "writing the %s record that readies "
+			   "fd %d: returned %zd, errno %d (%s)", k->name, fd,
+			   r, errno, strerror(errno));
+}
+
+void pt_kind_ready_at(const char *file, int line, const struct pt_kind *k,
+		      int fd)
+{
+	pt_kind_prime_at(file, line, k, fd);
+	if (k->fire)
+		k->fire(fd);
+}
+
+/* Room for two records: exactly one comes. */
+void pt_kind_use(const struct pt_kind *k, int fd)
+{
+	char rec[2 * PT_KIND_REC_MAX] __attribute__((aligned(8)));
+
+	pt_kind_ready(k, fd);
+	pt_wait_readable(fd, PT_WAIT_MS);
+	CHECK_EQ(read(fd, rec, 2 * k->read_size), (ssize_t)k->read_size);
+	k->expect(rec);
+	if (k->take)
+		k->take(fd);
 }

@@ -4,7 +4,8 @@
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
  * core-pollout, core-inode-owner, core-inode-type):
  * they walk pt_kinds[] and name no kind, so a kind added here is
- * created, used, fuzzed and leak-checked by all of them.
+ * created, used, fuzzed and leak-checked by all of them.  What only one
+ * kind does is the business of that kind's own tests.
  */
 #ifndef POLLFS_TESTS_KINDS_H
 #define POLLFS_TESTS_KINDS_H
@@ -36,9 +37,22 @@ struct pt_kind {
 	/* Leaves the object in the n-th of its live states (armed, fired
 	 * and unread, ...): what a leak may hide behind. */
 	void (*arm)(int fd, unsigned int n);
-	/* The object does its job once: made readable, a record read and
-	 * checked.  Whatever arm() left is replaced. */
-	void (*use)(int fd);
+	/*
+	 * One record, made on demand (pt_kind_use() and the tests that
+	 * read through epoll or io_uring): prime() fills a record that,
+	 * written, readies the object for fire(); fire() then makes one
+	 * record ready within milliseconds; expect() fails unless the
+	 * record read after it is that one; take() takes what else fire()
+	 * left.  No prime(): the kind takes no writes, its objects are
+	 * ready for fire() from the start.  No fire(): the record written
+	 * makes the record alone (a timer's expiry), within milliseconds.
+	 * No take(): the read took everything.  Whatever arm() left is
+	 * replaced.
+	 */
+	void (*prime)(void *rec);
+	void (*fire)(int fd);
+	void (*expect)(const void *rec);
+	void (*take)(int fd);
 	/* NULL if a record read from any object of the kind is well formed,
 	 * else what is wrong with it. */
 	const char *(*bad_record)(const void *rec);
@@ -62,5 +76,18 @@ int pt_kind_try(const struct pt_kind *k, int dev, uint32_t flags);
 	pt_kind_new_at(__FILE__, __LINE__, (k), (dev), (flags))
 int pt_kind_new_at(const char *file, int line, const struct pt_kind *k,
 		   int dev, uint32_t flags);
+/* Writes the record prime() fills, if the kind has one: the object is
+ * ready for fire(). */
+#define pt_kind_prime(k, fd) pt_kind_prime_at(__FILE__, __LINE__, (k), (fd))
+void pt_kind_prime_at(const char *file, int line, const struct pt_kind *k,
+		      int fd);
+/* pt_kind_prime(), and fire() if the kind has one: one record will be
+ * ready. */
+#define pt_kind_ready(k, fd) pt_kind_ready_at(__FILE__, __LINE__, (k), (fd))
+void pt_kind_ready_at(const char *file, int line, const struct pt_kind *k,
+		      int fd);
+/* The object does its job once: pt_kind_ready(), the record read when
+ * it is, expect()ed, and take(). */
+void pt_kind_use(const struct pt_kind *k, int fd);
 
 #endif /* POLLFS_TESTS_KINDS_H */
