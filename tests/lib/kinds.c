@@ -6,6 +6,8 @@
 #include "signal.h"
 #include "timer.h"
 
+#include <stdio.h>
+
 /* ---- signal: SIGUSR1, blocked, read through the object ---- */
 
 static void signal_prepare(void)
@@ -83,8 +85,8 @@ static void plain_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
 	memcpy(arg, &o, sizeof(o));
 }
 
-/* Mostly armed far away; now and then periodic and running, or fired
- * and unread. */
+/* Mostly armed far away (PT_KIND_WAITING among them); now and then
+ * periodic and running, or fired and unread. */
 static void timer_sample(void *rec, unsigned int n)
 {
 	struct pollfs_timer_spec spec;
@@ -275,6 +277,7 @@ const struct pt_kind pt_kinds[] = {
 		.sample = signal_sample, .arm = signal_arm,
 		.prime = signal_prime, .fire = signal_fire,
 		.expect = signal_expect, .bad_record = signal_bad_record,
+		.zero_fdinfo = "mask: 0x0000000000000000\n",
 	},
 	{
 		.name = "timer", .cache = "pollfs_timer",
@@ -286,6 +289,7 @@ const struct pt_kind pt_kinds[] = {
 		.sample = timer_sample, .arm = timer_arm,
 		.prime = timer_prime, .expect = timer_expect,
 		.bad_record = timer_bad_record,
+		.zero_fdinfo = "it_value: (0, 0)\n",
 	},
 	{
 		.name = "futex", .cache = "pollfs_futex",
@@ -393,4 +397,36 @@ void pt_kind_use(const struct pt_kind *k, int fd)
 	k->expect(rec);
 	if (k->take)
 		k->take(fd);
+}
+
+/* The kind tests of the program: what pt_add_test_arg() runs them by. */
+#define MAX_KIND_TESTS	64
+
+static struct kind_test {
+	void (*fn)(const struct pt_kind *k);
+	const struct pt_kind *k;
+} kind_tests[MAX_KIND_TESTS];
+static unsigned int nkind_tests;
+
+static void run_kind_test(const void *arg)
+{
+	const struct kind_test *t = arg;
+
+	t->fn(t->k);
+}
+
+void pt_add_kind_test(const struct pt_kind *k, const char *name,
+		      void (*fn)(const struct pt_kind *k))
+{
+	struct kind_test *t;
+	char full[64];
+
+	if (nkind_tests == MAX_KIND_TESTS)
+		FAIL("more than %d kind tests", MAX_KIND_TESTS);
+	t = &kind_tests[nkind_tests++];
+	t->fn = fn;
+	t->k = k;
+	snprintf(full, sizeof(full), "%s%s%s", k->name, name ? "-" : "",
+		 name ? name : "");
+	pt_add_test_arg(full, run_kind_test, t);
 }

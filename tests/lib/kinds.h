@@ -2,7 +2,7 @@
 /*
  * The kinds of pollfs object, one entry each, for the tests that must
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
- * core-pollout, core-inode-owner, core-inode-type):
+ * core-pollout, core-inode-owner, core-inode-type, core-write-huge):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
  * kind does is the business of that kind's own tests.
@@ -15,6 +15,10 @@
 /* The largest open argument and record of any kind, for buffers. */
 #define PT_KIND_ARG_MAX	32
 #define PT_KIND_REC_MAX	128
+
+/* The n of arm() whose state is armed and waiting, with nothing ready
+ * nor about to be (a timer an hour away). */
+#define PT_KIND_WAITING	4
 
 struct pt_kind {
 	const char *name;	/* the file is pollfs:[name] */
@@ -56,6 +60,13 @@ struct pt_kind {
 	/* NULL if a record read from any object of the kind is well formed,
 	 * else what is wrong with it. */
 	const char *(*bad_record)(const void *rec);
+	/*
+	 * Records of zeros are valid and each changes the object (a signal
+	 * mask of 0, a timer disarmed), so that a write of any number of
+	 * them is applied one by one: this line of its fdinfo then says so.
+	 * NULL: a write of many records of zeros fails at once, EINVAL.
+	 */
+	const char *zero_fdinfo;
 };
 
 extern const struct pt_kind pt_kinds[];
@@ -89,5 +100,12 @@ void pt_kind_ready_at(const char *file, int line, const struct pt_kind *k,
 /* The object does its job once: pt_kind_ready(), the record read when
  * it is, expect()ed, and take(). */
 void pt_kind_use(const struct pt_kind *k, int fd);
+/*
+ * Adds a TEST (lib.h) named "KIND-name" (name NULL: "KIND") that runs
+ * fn(k): a behaviour of every kind, or of those with what it needs,
+ * each reported on its own line.  Before pt_run_tests().
+ */
+void pt_add_kind_test(const struct pt_kind *k, const char *name,
+		      void (*fn)(const struct pt_kind *k));
 
 #endif /* POLLFS_TESTS_KINDS_H */

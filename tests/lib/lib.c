@@ -160,6 +160,8 @@ void pt_watchdog(unsigned int seconds)
 static struct {
 	char name[64];
 	void (*fn)(void);
+	void (*fn_arg)(const void *arg);
+	const void *arg;
 } tests[MAX_TESTS];
 static unsigned int ntests;
 
@@ -183,7 +185,8 @@ static void pt_line(const char *fmt, ...)
 		_exit(PT_FAIL);
 }
 
-void pt_add_test(const char *name, void (*fn)(void))
+/* A new entry named name, its '_' made '-': its index. */
+static unsigned int new_test(const char *name)
 {
 	if (ntests == MAX_TESTS)
 		FAIL("more than %d TEST()s", MAX_TESTS);
@@ -191,7 +194,21 @@ void pt_add_test(const char *name, void (*fn)(void))
 	for (char *p = tests[ntests].name; *p; p++)
 		if (*p == '_')
 			*p = '-';
-	tests[ntests++].fn = fn;
+	return ntests++;
+}
+
+void pt_add_test(const char *name, void (*fn)(void))
+{
+	tests[new_test(name)].fn = fn;
+}
+
+void pt_add_test_arg(const char *name, void (*fn)(const void *arg),
+		     const void *arg)
+{
+	unsigned int i = new_test(name);
+
+	tests[i].fn_arg = fn;
+	tests[i].arg = arg;
 }
 
 /* Runs test i in a child; its exit status, PT_FAIL if it did not exit. */
@@ -207,7 +224,10 @@ static int run_test(unsigned int i)
 	if (pid == 0) {
 		/* gone with the program, should its watchdog end it */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		tests[i].fn();
+		if (tests[i].fn)
+			tests[i].fn();
+		else
+			tests[i].fn_arg(tests[i].arg);
 		_exit(PT_PASS);
 	}
 	while (waitpid(pid, &status, 0) < 0)

@@ -178,6 +178,10 @@ bool pt_kernel_rt(void);
 	}								\
 	static void pt_test_##name(void)
 void pt_add_test(const char *name, void (*fn)(void));
+/* A TEST made at run time, before pt_run_tests(): fn(arg), reported as
+ * name (copied). */
+void pt_add_test_arg(const char *name, void (*fn)(const void *arg),
+		     const void *arg);
 int pt_run_tests(void);
 
 /* ---- time ---- */
