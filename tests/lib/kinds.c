@@ -7,6 +7,7 @@
 #include "timer.h"
 
 #include <stdio.h>
+#include <sys/mman.h>
 
 /* ---- signal: SIGUSR1, blocked, read through the object ---- */
 
@@ -75,6 +76,59 @@ static const char *signal_bad_record(const void *rec)
 		return "signal number out of range";
 	return NULL;
 }
+
+/*
+ * A signal object reads the signals of whoever reads it.  The receiver
+ * reads none of the sender's pending signals, only its own (its pid,
+ * its uid, its value); the sender's stay pending for it.
+ */
+static void signal_pass_send(int *fds, struct pt_pass_msg *m)
+{
+	union sigval v = { .sival_int = 1111 };
+
+	ps_block(ps_bit(SIGUSR1));
+	fds[0] = ps_signal(ps_bit(SIGUSR1), 0);
+	CHECK_SYS(sigqueue(getpid(), SIGUSR1, v));
+	m->nfds = 1;
+}
+
+static void signal_pass_receive(const int *fds, const struct pt_pass_msg *m)
+{
+	union sigval v = { .sival_int = 2222 };
+	struct pollfs_siginfo si;
+
+	(void)m;
+	ps_block(ps_bit(SIGUSR1));
+	CHECK(!pt_poll_in(fds[0], 0));
+	CHECK_ERR(pt_read_nb(fds[0], &si, sizeof(si)), EAGAIN);
+	CHECK_SYS(sigqueue(getpid(), SIGUSR1, v));
+	CHECK_EQ(pt_read_nb(fds[0], &si, sizeof(si)), (long)sizeof(si));
+	CHECK_EQ(si.psi_signo, SIGUSR1);
+	CHECK_EQ(si.psi_int, 2222);
+	CHECK_EQ(si.psi_pid, getpid());
+	CHECK_EQ(si.psi_uid, getuid());
+	CHECK_ERR(pt_read_nb(fds[0], &si, sizeof(si)), EAGAIN);
+}
+
+/* The sender's signal is still its own to read. */
+static void signal_pass_kept(int *fds, const struct pt_pass_msg *m)
+{
+	struct pollfs_siginfo si;
+
+	(void)m;
+	CHECK_EQ(pt_read_nb(fds[0], &si, sizeof(si)), (long)sizeof(si));
+	CHECK_EQ(si.psi_signo, SIGUSR1);
+	CHECK_EQ(si.psi_int, 1111);
+	CHECK_EQ(si.psi_pid, getpid());
+	CHECK_EQ(si.psi_uid, getuid());
+	CHECK_SYS(close(fds[0]));
+}
+
+static const struct pt_passing signal_passing[] = {
+	{ "object_reads_only_the_readers_signals", signal_pass_send,
+	  signal_pass_receive, signal_pass_kept },
+	{ NULL },
+};
 
 /* ---- timer: CLOCK_MONOTONIC ---- */
 
@@ -205,6 +259,116 @@ static const char *futex_bad_record(const void *rec)
 	return NULL;
 }
 
+/* At the same address in the sender and the receiver, forked apart. */
+static uint32_t passed_word = 41;
+
+/* A word of a page mapped after the receiver's fork: only in the
+ * sender, 9. */
+static uint32_t *sender_only_word(struct pt_pass_msg *m)
+{
+	uint32_t *only = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(only != MAP_FAILED);
+	*only = 9;
+	m->sender_only = (uintptr_t)only;
+	return only;
+}
+
+/*
+ * A private futex object the sender armed is a waiter on the sender's
+ * memory: the receiver's private wakes (and shared ones) at the same
+ * address, which in its own memory is another futex, count nothing and
+ * leave the object unwoken; the sender's own wake does.
+ */
+static void futex_pass_armed_send(int *fds, struct pt_pass_msg *m)
+{
+	sender_only_word(m);
+	fds[0] = fx_new(0);
+	fx_arm(fds[0], &passed_word, 41, FX_PRIVATE);
+	m->nfds = 1;
+}
+
+static void futex_pass_armed_receive(const int *fds,
+				     const struct pt_pass_msg *m)
+{
+	CHECK_EQ(fx_wake(&passed_word, INT_MAX, FX_PRIVATE), 0);
+	CHECK_EQ(fx_wake(&passed_word, INT_MAX, FX_SHARED), 0);
+	CHECK_EQ(fx_futex((void *)(uintptr_t)m->sender_only,
+			  fx_op(FUTEX_WAKE, FX_PRIVATE), INT_MAX, 0, NULL, 0),
+		 0);
+	fx_expect_armed(fds[0]);
+}
+
+/* Still armed, woken by the sender's wake. */
+static void futex_pass_armed_kept(int *fds, const struct pt_pass_msg *m)
+{
+	(void)m;
+	fx_expect_armed(fds[0]);
+	CHECK_EQ(fx_wake(&passed_word, INT_MAX, FX_PRIVATE), 1);
+	fx_expect_rec(fds[0], &passed_word, 41, FX_PRIVATE);
+	CHECK_SYS(close(fds[0]));
+}
+
+/*
+ * Arming writes in the writer's memory: the receiver arming a passed
+ * object on an address it cannot read - mapped only in the sender, a
+ * PROT_NONE page, a kernel address - gets EFAULT; on its own word it
+ * works, woken by its own wake.  The sender, likewise, on what it
+ * cannot read.
+ */
+static void futex_pass_unarmed_send(int *fds, struct pt_pass_msg *m)
+{
+	sender_only_word(m);
+	fds[0] = fx_new(0);
+	m->nfds = 1;
+}
+
+static void futex_pass_unarmed_receive(const int *fds,
+				       const struct pt_pass_msg *m)
+{
+	void *none, *sender_only = (void *)(uintptr_t)m->sender_only;
+
+	none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(none != MAP_FAILED);
+	CHECK_ERR(fx_write1(fds[0], sender_only, 0, FX_PRIVATE), EFAULT);
+	CHECK_ERR(fx_write1(fds[0], sender_only, 0, FX_SHARED), EFAULT);
+	CHECK_ERR(fx_write1(fds[0], none, 0, FX_PRIVATE), EFAULT);
+	CHECK_ERR(fx_write1(fds[0], none, 0, FX_SHARED), EFAULT);
+	CHECK_ERR(fx_write1(fds[0], (void *)0xffffffff81000000ull, 0,
+			    FX_PRIVATE), EFAULT);
+	CHECK_ERR(fx_write1(fds[0], (void *)0xffff888000000000ull, 0,
+			    FX_SHARED), EFAULT);
+	fx_expect_unarmed(fds[0]);
+	passed_word = 77;
+	fx_arm(fds[0], &passed_word, 77, FX_PRIVATE);
+	CHECK_EQ(fx_wake(&passed_word, INT_MAX, FX_PRIVATE), 1);
+	fx_expect_rec(fds[0], &passed_word, 77, FX_PRIVATE);
+}
+
+/* What the sender cannot read, it cannot arm on either. */
+static void futex_pass_unarmed_kept(int *fds, const struct pt_pass_msg *m)
+{
+	uint32_t *only = (uint32_t *)(uintptr_t)m->sender_only;
+
+	CHECK_ERR(fx_write1(fds[0], (void *)0xffffffff81000000ull, 0,
+			    FX_PRIVATE), EFAULT);
+	CHECK_SYS(mprotect(only, 4096, PROT_NONE));
+	CHECK_ERR(fx_write1(fds[0], only, 9, FX_PRIVATE), EFAULT);
+	CHECK_ERR(fx_write1(fds[0], only, 9, FX_SHARED), EFAULT);
+	fx_expect_unarmed(fds[0]);
+	CHECK_SYS(close(fds[0]));
+}
+
+static const struct pt_passing futex_passing[] = {
+	{ "private_wait_woken_only_in_the_armers_memory",
+	  futex_pass_armed_send, futex_pass_armed_receive,
+	  futex_pass_armed_kept },
+	{ "arming_on_unreadable_memory_is_efault", futex_pass_unarmed_send,
+	  futex_pass_unarmed_receive, futex_pass_unarmed_kept },
+	{ NULL },
+};
+
 /* ---- AIO: one context of the process, writes to a temporary file ---- */
 
 static aio_context_t aio_ctx;
@@ -266,6 +430,75 @@ static const char *aio_bad_record(const void *rec)
 	return ev.available < 1 ? "no completion available" : NULL;
 }
 
+/*
+ * The receiver cannot create an object for the sender's context, through
+ * its own /dev/pollfs handle nor the sender's (EINVAL), even with a page
+ * of its own at the context's address.
+ */
+static void aio_pass_send(int *fds, struct pt_pass_msg *m)
+{
+	struct pollfs_aio_open ao = { 0, 0, 0 };
+	aio_context_t ctx = 0;
+
+	CHECK_SYS(ax_sys_setup(4, &ctx));
+	fds[0] = pt_dev();
+	ao.ctx = ctx;
+	fds[1] = CHECK_SYS(ioctl(fds[0], POLLFS_IOC_AIO, &ao));
+	m->ctx = ctx;
+	m->nfds = 2;
+}
+
+/* fds: the sender's /dev/pollfs handle, its object on its context. */
+static void aio_pass_receive(const int *fds, const struct pt_pass_msg *m)
+{
+	struct pollfs_aio_open o = { m->ctx, 0, 0 };
+	struct pollfs_aio_event ae;
+	aio_context_t own = 0;
+	int own_dev = pt_dev(), fd;
+	void *fake;
+
+	CHECK_ERR(ioctl(fds[0], POLLFS_IOC_AIO, &o), EINVAL);
+	CHECK_ERR(ioctl(own_dev, POLLFS_IOC_AIO, &o), EINVAL);
+	/* a context of our own, and a page of ours where the sender's
+	 * ring is, holding the ring's header */
+	CHECK_SYS(ax_sys_setup(4, &own));
+	fake = mmap((void *)(uintptr_t)m->ctx, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (fake != MAP_FAILED) {
+		memcpy(fake, (void *)(uintptr_t)own, 32);
+		CHECK_ERR(ioctl(fds[0], POLLFS_IOC_AIO, &o), EINVAL);
+		CHECK_ERR(ioctl(own_dev, POLLFS_IOC_AIO, &o), EINVAL);
+	} else {
+		pt_diag("the sender's context address is taken here: %s",
+			strerror(errno));
+	}
+	/* our own context works through the sender's handle */
+	o.ctx = own;
+	fd = CHECK_SYS(ioctl(fds[0], POLLFS_IOC_AIO, &o));
+	CHECK_ERR(pt_read_nb(fd, &ae, sizeof(ae)), EAGAIN);
+	CHECK_SYS(close(fd));
+	CHECK_SYS(ax_sys_destroy(own));
+	CHECK_SYS(close(own_dev));
+}
+
+/* The sender's object still follows its context. */
+static void aio_pass_kept(int *fds, const struct pt_pass_msg *m)
+{
+	struct pollfs_aio_event ae;
+
+	CHECK_ERR(pt_read_nb(fds[1], &ae, sizeof(ae)), EAGAIN);
+	CHECK_SYS(ax_sys_destroy(m->ctx));
+	CHECK_EQ(pt_read_nb(fds[1], &ae, sizeof(ae)), 0);
+	CHECK_SYS(close(fds[1]));
+	CHECK_SYS(close(fds[0]));
+}
+
+static const struct pt_passing aio_passing[] = {
+	{ "no_object_for_another_process_context", aio_pass_send,
+	  aio_pass_receive, aio_pass_kept },
+	{ NULL },
+};
+
 const struct pt_kind pt_kinds[] = {
 	{
 		.name = "signal", .cache = "pollfs_signal",
@@ -278,6 +511,7 @@ const struct pt_kind pt_kinds[] = {
 		.prime = signal_prime, .fire = signal_fire,
 		.expect = signal_expect, .bad_record = signal_bad_record,
 		.zero_fdinfo = "mask: 0x0000000000000000\n",
+		.passing = signal_passing,
 	},
 	{
 		.name = "timer", .cache = "pollfs_timer",
@@ -301,6 +535,7 @@ const struct pt_kind pt_kinds[] = {
 		.sample = futex_sample, .arm = futex_arm,
 		.prime = futex_prime, .fire = futex_fire,
 		.expect = futex_expect, .bad_record = futex_bad_record,
+		.passing = futex_passing,
 	},
 	{
 		.name = "aio", .cache = "pollfs_aio",
@@ -310,6 +545,7 @@ const struct pt_kind pt_kinds[] = {
 		.prepare = aio_prepare, .fill_arg = aio_fill_arg,
 		.fire = aio_fire, .expect = aio_expect, .take = aio_take,
 		.bad_record = aio_bad_record,
+		.passing = aio_passing,
 	},
 };
 const unsigned int pt_nkinds = sizeof(pt_kinds) / sizeof(pt_kinds[0]);

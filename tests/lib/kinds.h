@@ -2,7 +2,8 @@
 /*
  * The kinds of pollfs object, one entry each, for the tests that must
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
- * core-pollout, core-inode-owner, core-inode-type, core-write-huge):
+ * core-pollout, core-inode-owner, core-inode-type, core-write-huge,
+ * unpriv-fdpass):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
  * kind does is the business of that kind's own tests.
@@ -19,6 +20,34 @@
 /* The n of arm() whose state is armed and waiting, with nothing ready
  * nor about to be (a timer an hour away). */
 #define PT_KIND_WAITING	4
+
+/* The most descriptors a kind's passing checks (below) pass at once. */
+#define PT_PASS_FDS	4
+
+/* What a sender passes with the descriptors, besides them. */
+struct pt_pass_msg {
+	uint64_t ctx;		/* an AIO context of the sender's */
+	uint64_t sender_only;	/* a word mapped only in the sender */
+	pid_t sender;
+	int nfds;
+};
+
+/*
+ * One check of what a descriptor passed over a UNIX socket to a process
+ * of another user (unpriv-fdpass) gives it: nothing of the sender's.
+ * The receiver is forked first, sharing nothing with the sender but
+ * the socket.  send(), in the sender, makes what to pass, puts it in
+ * fds and m (m->nfds of them); receive(), in the receiver, checks what
+ * it may do with them (the harness closes them after); kept(), in the
+ * sender once the receiver is done, checks that what is the sender's
+ * stayed so, and closes the descriptors.
+ */
+struct pt_passing {
+	const char *name;	/* the behaviour, a TEST's name */
+	void (*send)(int *fds, struct pt_pass_msg *m);
+	void (*receive)(const int *fds, const struct pt_pass_msg *m);
+	void (*kept)(int *fds, const struct pt_pass_msg *m);
+};
 
 struct pt_kind {
 	const char *name;	/* the file is pollfs:[name] */
@@ -67,6 +96,10 @@ struct pt_kind {
 	 * NULL: a write of many records of zeros fails at once, EINVAL.
 	 */
 	const char *zero_fdinfo;
+	/* What a descriptor passed to another user gives it, checked;
+	 * ended by an entry with no name.  NULL: the object holds nothing
+	 * of the process that made it. */
+	const struct pt_passing *passing;
 };
 
 extern const struct pt_kind pt_kinds[];
