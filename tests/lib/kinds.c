@@ -200,12 +200,23 @@ static const char *timer_bad_record(const void *rec)
 	return NULL;
 }
 
+/* Two seconds' worth of nanoseconds in a timespec's tv_nsec. */
+static void timer_invalid(void *rec)
+{
+	struct pollfs_timer_spec spec = tmr_spec(CLOCK_MONOTONIC, 0, MS(30), 0);
+
+	spec.value.tv_nsec = 2 * NSEC_PER_SEC;
+	memcpy(rec, &spec, sizeof(spec));
+}
+
 /* ---- futex: private words of this process ---- */
 
 /* The words arm() waits on; prime() has one of its own, which only the
  * object in use waits on, so that fire()'s wake counts exactly one. */
 static uint32_t armed_words[64];
 static uint32_t use_word = 7;
+/* A word that never holds what stale() says it does. */
+static uint32_t stale_word;
 
 static void futex_sample(void *rec, unsigned int n)
 {
@@ -257,6 +268,23 @@ static const char *futex_bad_record(const void *rec)
 	if (ev.flags & ~(uint32_t)(POLLFS_FUTEX_SHARED | POLLFS_FUTEX_WATCH))
 		return "unknown flags";
 	return NULL;
+}
+
+/* An address that is no futex word's: not 4-byte aligned. */
+static void futex_invalid(void *rec)
+{
+	struct pollfs_futex_event ev = fx_ev((char *)&use_word + 1, 0,
+					     FX_PRIVATE);
+
+	memcpy(rec, &ev, sizeof(ev));
+}
+
+static void futex_stale(void *rec)
+{
+	struct pollfs_futex_event ev = fx_ev(&stale_word, stale_word + 1,
+					     FX_PRIVATE);
+
+	memcpy(rec, &ev, sizeof(ev));
 }
 
 /* At the same address in the sender and the receiver, forked apart. */
@@ -522,7 +550,7 @@ const struct pt_kind pt_kinds[] = {
 		.fill_arg = plain_fill_arg,
 		.sample = timer_sample, .arm = timer_arm,
 		.prime = timer_prime, .expect = timer_expect,
-		.bad_record = timer_bad_record,
+		.bad_record = timer_bad_record, .invalid = timer_invalid,
 		.zero_fdinfo = "it_value: (0, 0)\n",
 	},
 	{
@@ -535,6 +563,7 @@ const struct pt_kind pt_kinds[] = {
 		.sample = futex_sample, .arm = futex_arm,
 		.prime = futex_prime, .fire = futex_fire,
 		.expect = futex_expect, .bad_record = futex_bad_record,
+		.invalid = futex_invalid, .stale = futex_stale,
 		.passing = futex_passing,
 	},
 	{

@@ -3,7 +3,7 @@
  * The kinds of pollfs object, one entry each, for the tests that must
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
  * core-pollout, core-inode-owner, core-inode-type, core-write-huge,
- * unpriv-fdpass):
+ * unpriv-fdpass, uring-rw):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
  * kind does is the business of that kind's own tests.
@@ -89,6 +89,13 @@ struct pt_kind {
 	/* NULL if a record read from any object of the kind is well formed,
 	 * else what is wrong with it. */
 	const char *(*bad_record)(const void *rec);
+	/* A record of write_size bytes that a write refuses, EINVAL (a
+	 * timespec out of range); NULL: the kind has none. */
+	void (*invalid)(void *rec);
+	/* A valid record whose wait is already over (the futex word no
+	 * longer holds the value): a write of it fails with EAGAIN; NULL:
+	 * the kind has none. */
+	void (*stale)(void *rec);
 	/*
 	 * Records of zeros are valid and each changes the object (a signal
 	 * mask of 0, a timer disarmed), so that a write of any number of
