@@ -574,6 +574,7 @@ const struct pt_kind pt_kinds[] = {
 		.prepare = aio_prepare, .fill_arg = aio_fill_arg,
 		.fire = aio_fire, .expect = aio_expect, .take = aio_take,
 		.bad_record = aio_bad_record,
+		.read_peeks = true,
 		.passing = aio_passing,
 	},
 };

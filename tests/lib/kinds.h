@@ -3,7 +3,7 @@
  * The kinds of pollfs object, one entry each, for the tests that must
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
  * core-pollout, core-inode-owner, core-inode-type, core-write-huge,
- * unpriv-fdpass, uring-rw):
+ * unpriv-fdpass, uring-rw, uring-multishot-kinds):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
  * kind does is the business of that kind's own tests.
@@ -96,6 +96,13 @@ struct pt_kind {
 	 * longer holds the value): a write of it fails with EAGAIN; NULL:
 	 * the kind has none. */
 	void (*stale)(void *rec);
+	/*
+	 * A read takes nothing: its one record tells what waits elsewhere
+	 * (AIO: the completions in the context's ring, reaped apart), the
+	 * same until that changes, and reads 0 once what it follows is
+	 * gone (the context destroyed).
+	 */
+	bool read_peeks;
 	/*
 	 * Records of zeros are valid and each changes the object (a signal
 	 * mask of 0, a timer disarmed), so that a write of any number of
