@@ -527,8 +527,8 @@ static const struct pt_passing aio_passing[] = {
 	{ NULL },
 };
 
-const struct pt_kind pt_kinds[] = {
-	{
+const struct pt_kind pt_kinds[PT_NKINDS] = {
+	[PT_KIND_SIGNAL] = {
 		.name = "signal", .cache = "pollfs_signal",
 		.cmd = POLLFS_IOC_SIGNAL,
 		.arg_size = sizeof(struct pollfs_signal_open),
@@ -541,7 +541,7 @@ const struct pt_kind pt_kinds[] = {
 		.zero_fdinfo = "mask: 0x0000000000000000\n",
 		.passing = signal_passing,
 	},
-	{
+	[PT_KIND_TIMER] = {
 		.name = "timer", .cache = "pollfs_timer",
 		.cmd = POLLFS_IOC_TIMER,
 		.arg_size = sizeof(struct pollfs_open),
@@ -552,8 +552,9 @@ const struct pt_kind pt_kinds[] = {
 		.prime = timer_prime, .expect = timer_expect,
 		.bad_record = timer_bad_record, .invalid = timer_invalid,
 		.zero_fdinfo = "it_value: (0, 0)\n",
+		.ring = true,
 	},
-	{
+	[PT_KIND_FUTEX] = {
 		.name = "futex", .cache = "pollfs_futex",
 		.cmd = POLLFS_IOC_FUTEX,
 		.arg_size = sizeof(struct pollfs_open),
@@ -564,9 +565,11 @@ const struct pt_kind pt_kinds[] = {
 		.prime = futex_prime, .fire = futex_fire,
 		.expect = futex_expect, .bad_record = futex_bad_record,
 		.invalid = futex_invalid, .stale = futex_stale,
+		.write_set = POLLFS_FUTEX_WAITV_MAX,
+		.ring = true,
 		.passing = futex_passing,
 	},
-	{
+	[PT_KIND_AIO] = {
 		.name = "aio", .cache = "pollfs_aio",
 		.cmd = POLLFS_IOC_AIO,
 		.arg_size = sizeof(struct pollfs_aio_open),
@@ -578,7 +581,7 @@ const struct pt_kind pt_kinds[] = {
 		.passing = aio_passing,
 	},
 };
-const unsigned int pt_nkinds = sizeof(pt_kinds) / sizeof(pt_kinds[0]);
+const unsigned int pt_nkinds = PT_NKINDS;
 
 _Static_assert(sizeof(struct pollfs_signal_open) <= PT_KIND_ARG_MAX &&
 	       sizeof(struct pollfs_aio_open) <= PT_KIND_ARG_MAX,

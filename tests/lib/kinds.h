@@ -6,7 +6,8 @@
  * unpriv-fdpass, uring-rw, uring-multishot-kinds):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
- * kind does is the business of that kind's own tests.
+ * kind does is the business of that kind's own tests; the fuzzer, which
+ * knows more of each, finds it by its place in the table (PT_KIND_*).
  */
 #ifndef POLLFS_TESTS_KINDS_H
 #define POLLFS_TESTS_KINDS_H
@@ -16,6 +17,15 @@
 /* The largest open argument and record of any kind, for buffers. */
 #define PT_KIND_ARG_MAX	32
 #define PT_KIND_REC_MAX	128
+
+/* The places of the kinds in pt_kinds[]. */
+enum pt_kind_id {
+	PT_KIND_SIGNAL,
+	PT_KIND_TIMER,
+	PT_KIND_FUTEX,
+	PT_KIND_AIO,
+	PT_NKINDS
+};
 
 /* The n of arm() whose state is armed and waiting, with nothing ready
  * nor about to be (a timer an hour away). */
@@ -103,6 +113,10 @@ struct pt_kind {
 	 * gone (the context destroyed).
 	 */
 	bool read_peeks;
+	/* A write's records are one set, taken all or none, of at most
+	 * this many (the futex's waits); 0: applied one by one, in order,
+	 * until one fails or a signal ends the write. */
+	unsigned int write_set;
 	/*
 	 * Records of zeros are valid and each changes the object (a signal
 	 * mask of 0, a timer disarmed), so that a write of any number of
@@ -110,6 +124,8 @@ struct pt_kind {
 	 * NULL: a write of many records of zeros fails at once, EINVAL.
 	 */
 	const char *zero_fdinfo;
+	/* The object takes a record ring (POLLFS_IOC_RING, mmap; 1.2). */
+	bool ring;
 	/* What a descriptor passed to another user gives it, checked;
 	 * ended by an entry with no name.  NULL: the object holds nothing
 	 * of the process that made it. */
