@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include <pollfs.h>
+
 /* ---- signal: SIGUSR1, blocked, read through the object ---- */
 
 static void signal_prepare(void)
@@ -23,6 +25,14 @@ static void signal_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
 	struct pollfs_signal_open o = { 0, flags, reserved };
 
 	memcpy(arg, &o, sizeof(o));
+}
+
+static int signal_lib_new(int flags)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	return pollfs_signal(&none, flags);
 }
 
 static void signal_sample(void *rec, unsigned int n)
@@ -139,6 +149,11 @@ static void plain_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
 	memcpy(arg, &o, sizeof(o));
 }
 
+static int timer_lib_new(int flags)
+{
+	return pollfs_timer(flags);
+}
+
 /* Mostly armed far away (PT_KIND_WAITING among them); now and then
  * periodic and running, or fired and unread. */
 static void timer_sample(void *rec, unsigned int n)
@@ -217,6 +232,11 @@ static uint32_t armed_words[64];
 static uint32_t use_word = 7;
 /* A word that never holds what stale() says it does. */
 static uint32_t stale_word;
+
+static int futex_lib_new(int flags)
+{
+	return pollfs_futex(flags);
+}
 
 static void futex_sample(void *rec, unsigned int n)
 {
@@ -418,6 +438,11 @@ static void aio_fill_arg(void *arg, uint32_t flags, uint32_t reserved)
 	memcpy(arg, &o, sizeof(o));
 }
 
+static int aio_lib_new(int flags)
+{
+	return pollfs_aio(aio_ctx, flags);
+}
+
 static char aio_data[64];
 
 /* A write completes. */
@@ -535,6 +560,7 @@ const struct pt_kind pt_kinds[PT_NKINDS] = {
 		.read_size = sizeof(struct pollfs_siginfo),
 		.write_size = sizeof(uint64_t),
 		.prepare = signal_prepare, .fill_arg = signal_fill_arg,
+		.lib_new = signal_lib_new,
 		.sample = signal_sample, .arm = signal_arm,
 		.prime = signal_prime, .fire = signal_fire,
 		.expect = signal_expect, .bad_record = signal_bad_record,
@@ -547,7 +573,7 @@ const struct pt_kind pt_kinds[PT_NKINDS] = {
 		.arg_size = sizeof(struct pollfs_open),
 		.read_size = sizeof(struct pollfs_timer_event),
 		.write_size = sizeof(struct pollfs_timer_spec),
-		.fill_arg = plain_fill_arg,
+		.fill_arg = plain_fill_arg, .lib_new = timer_lib_new,
 		.sample = timer_sample, .arm = timer_arm,
 		.prime = timer_prime, .expect = timer_expect,
 		.bad_record = timer_bad_record, .invalid = timer_invalid,
@@ -560,7 +586,7 @@ const struct pt_kind pt_kinds[PT_NKINDS] = {
 		.arg_size = sizeof(struct pollfs_open),
 		.read_size = sizeof(struct pollfs_futex_event),
 		.write_size = sizeof(struct pollfs_futex_event),
-		.fill_arg = plain_fill_arg,
+		.fill_arg = plain_fill_arg, .lib_new = futex_lib_new,
 		.sample = futex_sample, .arm = futex_arm,
 		.prime = futex_prime, .fire = futex_fire,
 		.expect = futex_expect, .bad_record = futex_bad_record,
@@ -575,6 +601,7 @@ const struct pt_kind pt_kinds[PT_NKINDS] = {
 		.arg_size = sizeof(struct pollfs_aio_open),
 		.read_size = sizeof(struct pollfs_aio_event),
 		.prepare = aio_prepare, .fill_arg = aio_fill_arg,
+		.lib_new = aio_lib_new,
 		.fire = aio_fire, .expect = aio_expect, .take = aio_take,
 		.bad_record = aio_bad_record,
 		.read_peeks = true,

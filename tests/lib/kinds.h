@@ -3,7 +3,7 @@
  * The kinds of pollfs object, one entry each, for the tests that must
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
  * core-pollout, core-inode-owner, core-inode-type, core-write-huge,
- * unpriv-fdpass, uring-rw, uring-multishot-kinds):
+ * unpriv-fdpass, uring-rw, uring-multishot-kinds, libpollfs-device):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
  * kind does is the business of that kind's own tests; the fuzzer, which
@@ -74,6 +74,9 @@ struct pt_kind {
 	void (*prepare)(void);
 	/* A valid argument for cmd with these flags and reserved field. */
 	void (*fill_arg)(void *arg, uint32_t flags, uint32_t reserved);
+	/* The same object made by libpollfs (userlib/), with these
+	 * POLLFS_ flags: its fd, or -1 with errno. */
+	int (*lib_new)(int flags);
 	/* The n-th sample record to write (write_size bytes): a valid one,
 	 * which arms the object in one of its live states. */
 	void (*sample)(void *rec, unsigned int n);
