@@ -14,6 +14,12 @@
 
 static void (*fail_hook)(void);
 
+/* The running TEST_F's teardown, its fixture's state, and the process
+ * that set it up, which alone tears it down. */
+static void (*teardown_fn)(void *self);
+static void *teardown_self;
+static pid_t teardown_pid;
+
 /* One write() per line, so that forked children and threads never mix or
  * duplicate buffered output. */
 static void pt_write_diag(const char *prefix, const char *fmt, va_list ap)
@@ -67,6 +73,7 @@ void pt_fail_at(const char *file, int line, const char *fmt, ...)
 	fail_hook = NULL;
 	if (hook)
 		hook();
+	pt_fixture_teardown();
 	_exit(PT_FAIL);
 }
 
@@ -89,6 +96,7 @@ void pt_skip(const char *fmt, ...)
 	}
 	pt_write_diag("", fmt, ap);
 	va_end(ap);
+	pt_fixture_teardown();
 	_exit(PT_SKIP);
 }
 
@@ -209,6 +217,24 @@ void pt_add_test_arg(const char *name, void (*fn)(const void *arg),
 
 	tests[i].fn_arg = fn;
 	tests[i].arg = arg;
+}
+
+void pt_fixture_set(void (*teardown)(void *self), void *self)
+{
+	teardown_fn = teardown;
+	teardown_self = self;
+	teardown_pid = getpid();
+}
+
+/* Forgotten before it runs, so that a check failing in it ends the
+ * process rather than running it again. */
+void pt_fixture_teardown(void)
+{
+	void (*fn)(void *self) = teardown_fn;
+
+	teardown_fn = NULL;
+	if (fn && getpid() == teardown_pid)
+		fn(teardown_self);
 }
 
 /* Runs test i in a child; its exit status, PT_FAIL if it did not exit. */
