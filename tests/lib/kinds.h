@@ -3,7 +3,8 @@
  * The kinds of pollfs object, one entry each, for the tests that must
  * cover every kind (fuzz, leak-slab, memcg-limit, module-leak-cycles,
  * core-pollout, core-inode-owner, core-inode-type, core-write-huge,
- * unpriv-fdpass, uring-rw, uring-multishot-kinds, libpollfs-device):
+ * unpriv-fdpass, uring-rw, uring-multishot-kinds, libpollfs-device,
+ * epoll-et, epoll-level):
  * they walk pt_kinds[] and name no kind, so a kind added here is
  * created, used, fuzzed and leak-checked by all of them.  What only one
  * kind does is the business of that kind's own tests; the fuzzer, which
