@@ -617,14 +617,6 @@ _Static_assert(sizeof(struct pollfs_siginfo) <= PT_KIND_REC_MAX &&
 	       sizeof(struct pollfs_timer_spec) <= PT_KIND_REC_MAX,
 	       "a record outgrows PT_KIND_REC_MAX");
 
-const struct pt_kind *pt_kind_by_name(const char *name)
-{
-	pt_for_each_kind(k)
-		if (!strcmp(k->name, name))
-			return k;
-	return NULL;
-}
-
 void pt_kinds_prepare(void)
 {
 	/* a forked child makes its own: the parent's AIO context is not

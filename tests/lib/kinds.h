@@ -142,8 +142,6 @@ extern const unsigned int pt_nkinds;
 #define pt_for_each_kind(k) \
 	for (const struct pt_kind *k = pt_kinds; k < pt_kinds + pt_nkinds; k++)
 
-/* The kind named name, or NULL. */
-const struct pt_kind *pt_kind_by_name(const char *name);
 /* prepare() of every kind that has one, once per process. */
 void pt_kinds_prepare(void);
 /* One object of kind k on dev (after pt_kinds_prepare): its fd, or -1
