@@ -15,21 +15,35 @@
 
 PT_BUDGET(60);
 
-static aio_context_t live[4];
-static int nlive;
+/* Two live contexts of this process, the second with a ring of several
+ * pages: what every behaviour starts from. */
+FIXTURE(contexts) {
+	aio_context_t ctx, big;
+};
 
-static void expect_einval(aio_context_t id, const char *what)
+FIXTURE_SETUP(contexts)
+{
+	self->ctx = ax_setup(1);
+	self->big = ax_setup(1024);
+}
+
+FIXTURE_TEARDOWN(contexts)
+{
+	ax_destroy(self->big);
+	ax_destroy(self->ctx);
+}
+
+static void expect_einval(const struct pt_fixture_contexts *self,
+			  aio_context_t id, const char *what)
 {
 	int fd = ax_fd_try(id, 0);
 
-	for (int i = 0; i < nlive; i++) {
-		if (id == live[i]) {
-			pt_diag("%s (%#llx) is a live context: not tried",
-				what, (unsigned long long)id);
-			if (fd >= 0)
-				close(fd);
-			return;
-		}
+	if (id == self->ctx || id == self->big) {
+		pt_diag("%s (%#llx) is a live context: not tried", what,
+			(unsigned long long)id);
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
 	if (fd >= 0 || errno != EINVAL)
 		FAIL("POLLFS_IOC_AIO(%s = %#llx): returned %d, errno %d (%s), "
@@ -86,26 +100,13 @@ static int child_with_context(void *unused)
 	return PT_PASS;
 }
 
-/* Two live contexts of this process, the second with a ring of several
- * pages; what every behaviour starts from. */
-static aio_context_t ctx, big;
-
-static void setup(void)
-{
-	ctx = ax_setup(1);
-	big = ax_setup(1024);
-	live[nlive++] = ctx;
-	live[nlive++] = big;
-}
-
 /* A live context of ours: an fd named pollfs:[aio], read-write, blocking,
  * inherited by exec, with nothing to read. */
-TEST(live_context)
+TEST_F(contexts, live_context)
 {
 	int fd, fl;
 
-	setup();
-	fd = ax_fd(ctx, 0);
+	fd = ax_fd(self->ctx, 0);
 	pt_expect_fd_link(fd, "pollfs:[aio]");
 	fl = CHECK_SYS(fcntl(fd, F_GETFL));
 	CHECK_EQ(fl & O_ACCMODE, O_RDWR);
@@ -116,13 +117,12 @@ TEST(live_context)
 }
 
 /* No write, whatever its size; no read shorter than a record; no seek. */
-TEST(no_write_short_read_seek)
+TEST_F(contexts, no_write_short_read_seek)
 {
 	char buf[64];
 	int fd;
 
-	setup();
-	fd = ax_fd(ctx, 0);
+	fd = ax_fd(self->ctx, 0);
 	memset(buf, 0, sizeof(buf));
 	CHECK_ERR(write(fd, buf, 16), EINVAL);
 	CHECK_ERR(write(fd, buf, 1), EINVAL);
@@ -138,20 +138,20 @@ TEST(no_write_short_read_seek)
 
 /* POLLFS_NONBLOCK and POLLFS_CLOEXEC, or their O_ spellings, are the
  * file's flags. */
-TEST(creation_flags)
+TEST_F(contexts, creation_flags)
 {
 	char buf[16];
 	int fd;
 
-	setup();
-	fd = ax_fd(ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+	fd = ax_fd(self->ctx, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 	pt_expect_fd_link(fd, "pollfs:[aio]");
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFL)) & O_NONBLOCK);
 	CHECK(CHECK_SYS(fcntl(fd, F_GETFD)) & FD_CLOEXEC);
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
 
-	fd = ax_fd(big, O_NONBLOCK);	/* the O_ spelling is the same */
+	/* the O_ spelling is the same */
+	fd = ax_fd(self->big, O_NONBLOCK);
 	pt_expect_fd_link(fd, "pollfs:[aio]");
 	CHECK_ERR(read(fd, buf, 16), EAGAIN);
 	CHECK_SYS(close(fd));
@@ -159,96 +159,99 @@ TEST(creation_flags)
 
 /* Anything but a live context of ours: no file made, and the context
  * still works after all the refusals. */
-TEST(not_a_context)
+TEST_F(contexts, not_a_context)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	char buf[64];
 	int dev, probe, fd;
 
-	setup();
 	dev = pt_dev();
 	probe = CHECK_SYS(dup(dev));
 	CHECK_SYS(close(probe));
-	expect_einval(0, "0");
-	expect_einval(1, "1");
-	expect_einval(ctx + 1, "ctx + 1");
-	expect_einval(ctx + 8, "ctx + 8");
-	expect_einval(ctx + (aio_context_t)page, "ctx + 4096");
-	expect_einval(ctx - (aio_context_t)page, "ctx - 4096");
-	expect_einval(big + (aio_context_t)page, "big ring's ctx + 4096");
-	expect_einval(big + 2 * (aio_context_t)page, "big ring's ctx + 8192");
-	expect_einval((aio_context_t)(uintptr_t)buf, "a stack address");
-	expect_einval((aio_context_t)(uintptr_t)&setup, "a code address");
-	expect_einval(0xffffffff81000000ull, "a kernel address");
-	expect_einval(0x8000000000000000ull, "a non-canonical address");
-	expect_einval(~0ull, "~0");
-	expect_einval(ctx & 0xffffffffull, "the low half of ctx");
+	expect_einval(self, 0, "0");
+	expect_einval(self, 1, "1");
+	expect_einval(self, self->ctx + 1, "ctx + 1");
+	expect_einval(self, self->ctx + 8, "ctx + 8");
+	expect_einval(self, self->ctx + (aio_context_t)page, "ctx + 4096");
+	expect_einval(self, self->ctx - (aio_context_t)page, "ctx - 4096");
+	expect_einval(self, self->big + (aio_context_t)page,
+		      "big ring's ctx + 4096");
+	expect_einval(self, self->big + 2 * (aio_context_t)page,
+		      "big ring's ctx + 8192");
+	expect_einval(self, (aio_context_t)(uintptr_t)buf, "a stack address");
+	expect_einval(self, (aio_context_t)(uintptr_t)&expect_einval,
+		      "a code address");
+	expect_einval(self, 0xffffffff81000000ull, "a kernel address");
+	expect_einval(self, 0x8000000000000000ull, "a non-canonical address");
+	expect_einval(self, ~0ull, "~0");
+	expect_einval(self, self->ctx & 0xffffffffull, "the low half of ctx");
 	CHECK_EQ(CHECK_SYS(dup(dev)), probe);
 	CHECK_SYS(close(probe));
 	CHECK_SYS(close(dev));
-	fd = ax_fd(ctx, 0);
+	fd = ax_fd(self->ctx, 0);
 	ax_expect_empty(fd);
 	CHECK_SYS(close(fd));
 }
 
 /* Mapped memory holding the ring's id (slot 0 of the table): the id
  * alone does not make a context. */
-TEST(copy_of_ring)
+TEST_F(contexts, copy_of_ring)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int *fake;
 	char *map;
 
-	setup();
 	map = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
 	fake = (unsigned int *)map;
-	memcpy(fake, (const void *)ax_ring(ctx), sizeof(struct ax_ring_head));
-	CHECK_EQ(fake[0], ax_ring(ctx)->id);
-	expect_einval((aio_context_t)(uintptr_t)map, "a copy of ctx's ring");
-	memcpy(fake, (const void *)ax_ring(big), sizeof(struct ax_ring_head));
-	expect_einval((aio_context_t)(uintptr_t)map, "a copy of big's ring");
+	memcpy(fake, (const void *)ax_ring(self->ctx),
+	       sizeof(struct ax_ring_head));
+	CHECK_EQ(fake[0], ax_ring(self->ctx)->id);
+	expect_einval(self, (aio_context_t)(uintptr_t)map,
+		      "a copy of ctx's ring");
+	memcpy(fake, (const void *)ax_ring(self->big),
+	       sizeof(struct ax_ring_head));
+	expect_einval(self, (aio_context_t)(uintptr_t)map,
+		      "a copy of big's ring");
 }
 
-TEST(unmapped_or_inaccessible)
+TEST_F(contexts, unmapped_or_inaccessible)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	char *map, *hole;
 
-	setup();
 	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
 	hole = map + page;
 	CHECK_SYS(munmap(hole, (size_t)page));
-	expect_einval((aio_context_t)(uintptr_t)hole, "an unmapped address");
+	expect_einval(self, (aio_context_t)(uintptr_t)hole,
+		      "an unmapped address");
 	CHECK_SYS(mprotect(map, (size_t)page, PROT_NONE));
-	expect_einval((aio_context_t)(uintptr_t)map, "a PROT_NONE page");
+	expect_einval(self, (aio_context_t)(uintptr_t)map, "a PROT_NONE page");
 }
 
 /* Checked before any io_setup can reuse its address. */
-TEST(destroyed_context)
+TEST_F(contexts, destroyed_context)
 {
 	aio_context_t dead;
 	int fd;
 
-	setup();
 	dead = ax_setup(8);
 	fd = ax_fd(dead, 0);
 	CHECK_SYS(close(fd));
 	ax_destroy(dead);
-	expect_einval(dead, "a destroyed context");
+	expect_einval(self, dead, "a destroyed context");
 	CHECK_ERR(ax_sys_destroy(dead), EINVAL);	/* as the kernel sees it */
 }
 
 /* Unknown flags, or a reserved field not zero, with a valid context. */
-TEST(bad_flags_or_reserved)
+TEST_F(contexts, bad_flags_or_reserved)
 {
 	struct pollfs_aio_open op;
 	int dev, fd;
 
-	setup();
 	dev = pt_dev();
 	for (int bit = 0; bit < 32; bit++) {
 		unsigned int f = 1u << bit;
@@ -256,7 +259,7 @@ TEST(bad_flags_or_reserved)
 		if (f == POLLFS_NONBLOCK || f == POLLFS_CLOEXEC)
 			continue;
 		memset(&op, 0, sizeof(op));
-		op.ctx = ctx;
+		op.ctx = self->ctx;
 		op.flags = f;
 		errno = 0;
 		fd = ioctl(dev, POLLFS_IOC_AIO, &op);
@@ -265,7 +268,7 @@ TEST(bad_flags_or_reserved)
 			     "EINVAL", f, fd, errno, strerror(errno));
 	}
 	memset(&op, 0, sizeof(op));
-	op.ctx = ctx;
+	op.ctx = self->ctx;
 	op.flags = POLLFS_NONBLOCK;
 	op.reserved = 1;
 	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, &op), EINVAL);
@@ -276,7 +279,7 @@ TEST(bad_flags_or_reserved)
 
 /* EFAULT for an argument that cannot be read whole, creating nothing;
  * the same argument mapped whole works. */
-TEST(bad_argument_pointer)
+TEST_F(contexts, bad_argument_pointer)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *volatile null = NULL;
@@ -284,7 +287,6 @@ TEST(bad_argument_pointer)
 	int dev, probe, fd;
 	char *map, *hole;
 
-	setup();
 	dev = pt_dev();
 	probe = CHECK_SYS(dup(dev));
 	CHECK_SYS(close(probe));
@@ -299,7 +301,7 @@ TEST(bad_argument_pointer)
 	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, (void *)-4096L), EFAULT);
 	/* a valid argument straddling into the hole: only ctx is mapped */
 	memset(&op, 0, sizeof(op));
-	op.ctx = ctx;
+	op.ctx = self->ctx;
 	memcpy(hole - 8, &op, 8);
 	CHECK_ERR(ioctl(dev, POLLFS_IOC_AIO, hole - 8), EFAULT);
 	/* none of the failures created a file */
@@ -315,10 +317,9 @@ TEST(bad_argument_pointer)
 
 /* Another process's context, whether that process has none of its own
  * or one. */
-TEST(another_process_context)
+TEST_F(contexts, another_process_context)
 {
-	setup();
-	parent_ctx = ctx;
+	parent_ctx = self->ctx;
 	CHECK_EQ(pt_run_child(child_without_contexts, NULL, 20000), PT_PASS);
 	CHECK_EQ(pt_run_child(child_with_context, NULL, 20000), PT_PASS);
 }

@@ -3,20 +3,19 @@
  * No write holds a CPU (contract 1.1, "What no user can do to another, or
  * to the machine").  As uid 65534, one write() of 2 GiB of valid records
  * (a read-only mapping of zero pages: signal masks of 0, timer specs that
- * disarm) to a signal or a timer object:
+ * disarm) to an object of a kind that applies records of zeros one by
+ * one (tests/lib/kinds.c: signal and timer):
  *  - dies at once of SIGKILL, however far it got;
  *  - ends at a caught signal with a short count of whole records, the
  *    object left as the last record applied says;
  *  - never holds its CPU without a scheduling point: as root the test
  *    lowers the soft-lockup threshold to 4 s (kernel.watchdog_thresh=2)
  *    while a write runs for 6 s, and the guest panics on a soft lockup.
- * Futex and AIO objects refuse such a write at once (EINVAL).
- * Each kind and outcome is a TEST; the threshold is lowered for all.
+ * Objects of the other kinds (futex, AIO) refuse such a write at once
+ * (EINVAL).  Every kind of the table, each kind and outcome a TEST; the
+ * threshold is lowered for all.
  */
-#include "lib/aio.h"
-#include "lib/futex.h"
-#include "lib/signal.h"
-#include "lib/timer.h"
+#include "lib/kinds.h"
 
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -64,51 +63,38 @@ static void thresh_lower(void)
 	CHECK_SYS(close(fd));
 }
 
-enum kind { K_SIGNAL, K_TIMER, K_FUTEX, K_AIO };
-static const char *const kind_name[] = { "signal", "timer", "futex", "aio" };
-static const size_t rec_size[] = {
-	sizeof(uint64_t), sizeof(struct pollfs_timer_spec),
-	sizeof(struct pollfs_futex_event), 0,
-};
-
-static int create(enum kind k)
+/*
+ * An object of kind k, made by uid 65534, in a state the zeros change
+ * (a timer armed, a signal mask not empty) where they are valid.
+ */
+static int create(const struct pt_kind *k)
 {
-	aio_context_t ctx;
+	int dev, fd;
 
-	switch (k) {
-	case K_SIGNAL:
-		return ps_signal(ps_bit(SIGUSR1), 0);
-	case K_TIMER: {
-		int fd = tmr_new(0);
-
-		/* armed, so that the zeros of the write change something */
-		tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(60000), MS(60000));
-		return fd;
-	}
-	case K_FUTEX:
-		return fx_new(0);
-	case K_AIO:
-		ctx = ax_setup(8);
-		return ax_fd(ctx, 0);
-	}
-	return -1;
+	pt_kinds_prepare();
+	dev = pt_dev();
+	fd = pt_kind_new(k, dev, 0);
+	CHECK_SYS(close(dev));
+	if (k->zero_fdinfo && k->arm)
+		k->arm(fd, PT_KIND_WAITING);
+	return fd;
 }
 
 /* The child: become nobody, write 2 GiB, report how far it got. */
 static int write_huge(void *arg)
 {
-	enum kind k = (enum kind)(long)arg;
+	const struct pt_kind *k = arg;
 	int fd;
 
 	pt_become_nobody();
 	fd = create(k);
 	/* Not reached before the parent's SIGKILL (or the watchdog). */
-	pt_diag("%s: the write returned %zd", kind_name[k],
+	pt_diag("%s: the write returned %zd", k->name,
 		write(fd, huge, HUGE_LEN));
 	return 3;
 }
 
-static void check_killable(enum kind k)
+static void dies_of_sigkill(const struct pt_kind *k)
 {
 	int64_t run_ns = MS(6000), t0;
 	int status;
@@ -116,12 +102,12 @@ static void check_killable(enum kind k)
 
 	pid = CHECK_SYS(fork());
 	if (pid == 0)
-		_exit(write_huge((void *)(long)k));
+		_exit(write_huge((void *)k));
 	pt_sleep_ns(run_ns);
 	r = CHECK_SYS(waitpid(pid, &status, WNOHANG));
 	if (r)
 		FAIL("%s: the 2 GiB write ended within %lld ms (status %#x): "
-		     "nothing was tested", kind_name[k],
+		     "nothing was tested", k->name,
 		     (long long)(run_ns / NSEC_PER_MSEC), status);
 
 	t0 = pt_mono();
@@ -129,11 +115,11 @@ static void check_killable(enum kind k)
 	while (!CHECK_SYS(waitpid(pid, &status, WNOHANG))) {
 		if (pt_mono() - t0 > MS(1000) * pt_time_scale())
 			FAIL("%s: the writer still runs %lld ms after SIGKILL",
-			     kind_name[k],
+			     k->name,
 			     (long long)((pt_mono() - t0) / NSEC_PER_MSEC));
 		pt_sleep_ms(2);
 	}
-	pt_diag("%s: SIGKILL ended the write after %lld ms", kind_name[k],
+	pt_diag("%s: SIGKILL ended the write after %lld ms", k->name,
 		(long long)((pt_mono() - t0) / NSEC_PER_MSEC));
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
@@ -145,7 +131,7 @@ static void on_alarm(int sig)
 
 static int write_interrupted(void *arg)
 {
-	enum kind k = (enum kind)(long)arg;
+	const struct pt_kind *k = arg;
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
 	struct itimerval it = { .it_value = { .tv_usec = 300000 } };
 	char info[512];
@@ -158,21 +144,20 @@ static int write_interrupted(void *arg)
 	CHECK_SYS(setitimer(ITIMER_REAL, &it, NULL));
 	r = write(fd, huge, HUGE_LEN);
 	pt_diag("%s: a write of 2 GiB interrupted after 300 ms returned %zd",
-		kind_name[k], r);
-	CHECK_RANGE(r, (ssize_t)rec_size[k], 0x7ffff000 - 1);
-	CHECK_EQ(r % rec_size[k], 0);
+		k->name, r);
+	CHECK_RANGE(r, (ssize_t)k->write_size, 0x7ffff000 - 1);
+	CHECK_EQ(r % k->write_size, 0);
 
 	pt_fdinfo(fd, info, sizeof(info));
-	if (k == K_SIGNAL && !strstr(info, "mask: 0x0000000000000000\n"))
-		FAIL("signal mask not the zeros written:\n%s", info);
-	if (k == K_TIMER && !strstr(info, "it_value: (0, 0)\n"))
-		FAIL("timer not disarmed by the zeros written:\n%s", info);
+	if (!strstr(info, k->zero_fdinfo))
+		FAIL("%s object not as the zeros written leave it (%s):\n%s",
+		     k->name, k->zero_fdinfo, info);
 	return PT_PASS;
 }
 
 static int write_refused(void *arg)
 {
-	enum kind k = (enum kind)(long)arg;
+	const struct pt_kind *k = arg;
 	int64_t t0;
 	int fd;
 
@@ -184,38 +169,14 @@ static int write_refused(void *arg)
 	return PT_PASS;
 }
 
-TEST(signal_write_dies_of_sigkill)
+static void ends_at_a_caught_signal(const struct pt_kind *k)
 {
-	check_killable(K_SIGNAL);
+	CHECK_EQ(pt_run_child(write_interrupted, (void *)k, 30000), PT_PASS);
 }
 
-TEST(signal_write_ends_at_a_caught_signal)
+static void refuses_at_once(const struct pt_kind *k)
 {
-	CHECK_EQ(pt_run_child(write_interrupted, (void *)(long)K_SIGNAL,
-			      30000), PT_PASS);
-}
-
-TEST(timer_write_dies_of_sigkill)
-{
-	check_killable(K_TIMER);
-}
-
-TEST(timer_write_ends_at_a_caught_signal)
-{
-	CHECK_EQ(pt_run_child(write_interrupted, (void *)(long)K_TIMER,
-			      30000), PT_PASS);
-}
-
-TEST(futex_refuses_at_once)
-{
-	CHECK_EQ(pt_run_child(write_refused, (void *)(long)K_FUTEX, 30000),
-		 PT_PASS);
-}
-
-TEST(aio_refuses_at_once)
-{
-	CHECK_EQ(pt_run_child(write_refused, (void *)(long)K_AIO, 30000),
-		 PT_PASS);
+	CHECK_EQ(pt_run_child(write_refused, (void *)k, 30000), PT_PASS);
 }
 
 int main(void)
@@ -227,6 +188,17 @@ int main(void)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	CHECK(huge != MAP_FAILED);
 
+	pt_for_each_kind(k) {
+		if (k->zero_fdinfo) {
+			pt_add_kind_test(k, "write_dies_of_sigkill",
+					 dies_of_sigkill);
+			pt_add_kind_test(k, "write_ends_at_a_caught_signal",
+					 ends_at_a_caught_signal);
+		} else {
+			pt_add_kind_test(k, "refuses_at_once",
+					 refuses_at_once);
+		}
+	}
 	thresh_lower();
 	ret = pt_run_tests();
 	thresh_restore();

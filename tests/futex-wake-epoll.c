@@ -2,7 +2,8 @@
 /*
  * epoll sees the wake: level-triggered (reported until read), EPOLLET
  * (once per wake), EPOLLONESHOT (once until re-enabled), and a thread
- * asleep in epoll_wait() is woken by another thread's FUTEX_WAKE.
+ * asleep in epoll_wait() is woken by another thread's FUTEX_WAKE.  Each
+ * a TEST, on an object of its own.
  */
 #include "lib/futex.h"
 
@@ -33,13 +34,36 @@ static int wait_one(int ep, int timeout_ms)
 	return n;
 }
 
-static int new_ep(int fd, uint32_t events)
+static void add(int ep, int fd, uint32_t events)
 {
 	struct epoll_event e = { .events = events, .data.u64 = 0x5eed };
-	int ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+}
+
+static int new_ep(int fd, uint32_t events)
+{
+	int ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+
+	add(ep, fd, events);
 	return ep;
+}
+
+/* A non-blocking object, and an epoll set for it. */
+FIXTURE(object) {
+	int fd, ep;
+};
+
+FIXTURE_SETUP(object)
+{
+	self->fd = fx_new(POLLFS_NONBLOCK);
+	self->ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+}
+
+FIXTURE_TEARDOWN(object)
+{
+	CHECK_SYS(close(self->ep));
+	CHECK_SYS(close(self->fd));
 }
 
 static void *epoll_waiter(void *unused)
@@ -49,11 +73,11 @@ static void *epoll_waiter(void *unused)
 	return (void *)(intptr_t)wait_one(ep_shared, 3 * PT_WAIT_MS);
 }
 
-TEST(level_triggered)
+TEST_F(object, level_triggered)
 {
-	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	int fd = self->fd, ep = self->ep;
 
-	ep = new_ep(fd, EPOLLIN);
+	add(ep, fd, EPOLLIN);
 	CHECK_EQ(wait_one(ep, 0), 0);
 	fx_arm(fd, &word, 5, FX_PRIVATE);
 	CHECK_EQ(wait_one(ep, 100), 0);
@@ -62,16 +86,14 @@ TEST(level_triggered)
 	CHECK_EQ(wait_one(ep, 0), 1);
 	fx_expect_rec(fd, &word, 5, FX_PRIVATE);
 	CHECK_EQ(wait_one(ep, 50), 0);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 /* One report per wake; the next arm and wake is a new edge. */
-TEST(edge_triggered)
+TEST_F(object, edge_triggered)
 {
-	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	int fd = self->fd, ep = self->ep;
 
-	ep = new_ep(fd, EPOLLIN | EPOLLET);
+	add(ep, fd, EPOLLIN | EPOLLET);
 	fx_arm(fd, &word, 5, FX_SHARED);
 	CHECK_EQ(wait_one(ep, 50), 0);
 	CHECK_EQ(fx_wake(&word, 1, FX_SHARED), 1);
@@ -86,17 +108,15 @@ TEST(edge_triggered)
 	CHECK_EQ(wait_one(ep, 0), 1);
 	CHECK_EQ(wait_one(ep, 0), 0);
 	fx_expect_rec(fd, &word, 5, FX_PRIVATE);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 /* Reported once, again after EPOLL_CTL_MOD. */
-TEST(oneshot)
+TEST_F(object, oneshot)
 {
 	struct epoll_event e;
-	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	int fd = self->fd, ep = self->ep;
 
-	ep = new_ep(fd, EPOLLIN | EPOLLONESHOT);
+	add(ep, fd, EPOLLIN | EPOLLONESHOT);
 	fx_arm(fd, &word, 5, FX_PRIVATE);
 	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
 	CHECK_EQ(wait_one(ep, 0), 1);
@@ -108,17 +128,15 @@ TEST(oneshot)
 	fx_expect_rec(fd, &word, 5, FX_PRIVATE);
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &e));
 	CHECK_EQ(wait_one(ep, 0), 0);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 /* A thread asleep in epoll_wait() is woken by the FUTEX_WAKE, level,
- * edge or one-shot. */
-TEST(sleeper_woken)
+ * edge or one-shot: an epoll set of each. */
+TEST_F(object, sleeper_woken)
 {
 	pthread_t th;
 	void *ret;
-	int fd = fx_new(POLLFS_NONBLOCK);
+	int fd = self->fd;
 
 	for (int i = 0; i < 3; i++) {
 		uint32_t events = i == 0 ? EPOLLIN :
@@ -138,7 +156,6 @@ TEST(sleeper_woken)
 		fx_expect_rec(fd, &word, 5, FX_PRIVATE);
 		CHECK_SYS(close(ep_shared));
 	}
-	CHECK_SYS(close(fd));
 }
 
 int main(void)

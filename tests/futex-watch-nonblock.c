@@ -40,13 +40,29 @@ static int ep_wait(int ep, int timeout_ms)
 	return n;
 }
 
-static int ep_for(int fd, uint32_t events)
+/* A non-blocking object, and an epoll set for it. */
+FIXTURE(object) {
+	int fd, ep;
+};
+
+FIXTURE_SETUP(object)
+{
+	self->fd = fx_new(POLLFS_NONBLOCK);
+	self->ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+}
+
+FIXTURE_TEARDOWN(object)
+{
+	CHECK_SYS(close(self->ep));
+	CHECK_SYS(close(self->fd));
+}
+
+/* The object in its epoll set, for events. */
+static void watch(const struct pt_fixture_object *self, uint32_t events)
 {
 	struct epoll_event e = { .events = events, .data.u64 = 0xabc };
-	int ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
 
-	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
-	return ep;
+	CHECK_SYS(epoll_ctl(self->ep, EPOLL_CTL_ADD, self->fd, &e));
 }
 
 /* Reads records until EAGAIN; returns how many came, into got[]. */
@@ -124,13 +140,13 @@ TEST(blocking_read_sleeps_until_another_threads_wake)
 	CHECK_SYS(close(bfd));
 }
 
-TEST(epollet_one_edge_per_wake_drained_until_eagain)
+TEST_F(object, epollet_one_edge_per_wake_drained_until_eagain)
 {
 	struct pollfs_futex_event got[8];
-	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	int fd = self->fd, ep = self->ep;
 
 	fx_arm(fd, &word, word, FX_PRIVATE | FX_WATCH);
-	ep = ep_for(fd, EPOLLIN | EPOLLET);
+	watch(self, EPOLLIN | EPOLLET);
 	CHECK_EQ(ep_wait(ep, 0), 0);
 	for (int i = 0; i < 10; i++) {
 		word = 100 + (uint32_t)i;
@@ -143,17 +159,15 @@ TEST(epollet_one_edge_per_wake_drained_until_eagain)
 		CHECK_EQ(ep_wait(ep, 0), 0);	/* the drain woke nothing */
 		fx_expect_armed(fd);
 	}
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
-TEST(level_triggered_reported_until_read)
+TEST_F(object, level_triggered_reported_until_read)
 {
 	struct pollfs_futex_event got[8];
-	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	int fd = self->fd, ep = self->ep;
 
 	fx_arm(fd, &word, word, FX_PRIVATE | FX_WATCH);
-	ep = ep_for(fd, EPOLLIN);
+	watch(self, EPOLLIN);
 	CHECK_EQ(ep_wait(ep, 0), 0);
 	for (int i = 0; i < 5; i++) {
 		word = 200 + (uint32_t)i;
@@ -167,8 +181,6 @@ TEST(level_triggered_reported_until_read)
 		CHECK_EQ(ep_wait(ep, 0), 0);
 		CHECK_EQ(ep_wait(ep, 20), 0);
 	}
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 /*
@@ -177,13 +189,13 @@ TEST(level_triggered_reported_until_read)
  * (none is lost to the re-arm of another), with its word's value; then
  * all three are armed again.
  */
-TEST(waitany_set_drained_once_per_woken_record)
+TEST_F(object, waitany_set_drained_once_per_woken_record)
 {
 	struct pollfs_futex_event got[8], evs[3];
-	int fd = fx_new(POLLFS_NONBLOCK), ep;
+	int fd = self->fd, ep = self->ep;
 	bool seen[3];
 
-	ep = ep_for(fd, EPOLLIN | EPOLLET);
+	watch(self, EPOLLIN | EPOLLET);
 	for (int i = 0; i < 3; i++)
 		evs[i] = fx_ev(&words[i], words[i], FX_PRIVATE | FX_WATCH);
 	fx_armv(fd, evs, 3);
@@ -218,8 +230,6 @@ TEST(waitany_set_drained_once_per_woken_record)
 			     FX_PRIVATE | FX_WATCH);
 	}
 	fx_expect_armed(fd);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 int main(void)

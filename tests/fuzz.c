@@ -188,17 +188,21 @@ PT_BUDGET_TAG("40+${POLLFS_FUZZ_TIME:-60}");
 
 /*
  * What a descriptor is: K_OBJ + i is an object of pt_kinds[i] (every
- * kind of tests/lib/kinds.c is fuzzed); the kinds some operations know
- * more of are looked up by name (K_SIGNAL, ...: K_NONE when absent).
+ * kind of tests/lib/kinds.c is fuzzed, and checked as its entry says);
+ * the kinds some operations know more of are at their places in the
+ * table (K_SIGNAL, ...).
  */
 enum { K_NONE, K_DEV, K_EPOLL, K_UNKNOWN, K_OBJ };
-
-static int K_SIGNAL = K_NONE, K_TIMER = K_NONE, K_FUTEX = K_NONE,
-	   K_AIO = K_NONE;
+enum {
+	K_SIGNAL = K_OBJ + PT_KIND_SIGNAL,
+	K_TIMER = K_OBJ + PT_KIND_TIMER,
+	K_FUTEX = K_OBJ + PT_KIND_FUTEX,
+	K_AIO = K_OBJ + PT_KIND_AIO,
+};
 
 static bool is_obj(int k)
 {
-	return k >= K_OBJ && k < K_OBJ + (int)pt_nkinds;
+	return k >= K_OBJ && k < K_OBJ + PT_NKINDS;
 }
 
 static const struct pt_kind *obj_kind(int k)
@@ -223,22 +227,6 @@ static size_t rsize(int k)
 static size_t wsize(int k)
 {
 	return is_obj(k) ? obj_kind(k)->write_size : 0;
-}
-
-static void kinds_init(void)
-{
-	for (unsigned int i = 0; i < pt_nkinds; i++) {
-		int k = K_OBJ + (int)i;
-
-		if (!strcmp(pt_kinds[i].name, "signal"))
-			K_SIGNAL = k;
-		else if (!strcmp(pt_kinds[i].name, "timer"))
-			K_TIMER = k;
-		else if (!strcmp(pt_kinds[i].name, "futex"))
-			K_FUTEX = k;
-		else if (!strcmp(pt_kinds[i].name, "aio"))
-			K_AIO = k;
-	}
 }
 
 /* ---- statistics, in memory shared with the supervisor ---- */
@@ -992,16 +980,34 @@ static int any_obj(void)
 	return K_OBJ + (int)rn(pt_nkinds);
 }
 
-/* An object kind that takes writes. */
-static int writable_obj(void)
+/* What some operations ask of a kind, for obj_with(). */
+static bool takes_writes(const struct pt_kind *k)
+{
+	return k->write_size != 0;
+}
+
+static bool takes_zeros(const struct pt_kind *k)
+{
+	return k->zero_fdinfo != NULL;
+}
+
+static bool takes_ring(const struct pt_kind *k)
+{
+	return k->ring;
+}
+
+/* An object kind with what has() asks for, any; K_NONE if none has. */
+static int obj_with(bool (*has)(const struct pt_kind *k))
 {
 	unsigned int n = 0, pick;
 
 	for (unsigned int i = 0; i < pt_nkinds; i++)
-		n += pt_kinds[i].write_size != 0;
+		n += has(&pt_kinds[i]);
+	if (!n)
+		return K_NONE;
 	pick = (unsigned int)rn(n);
 	for (unsigned int i = 0; i < pt_nkinds; i++)
-		if (pt_kinds[i].write_size && !pick--)
+		if (has(&pt_kinds[i]) && !pick--)
 			return K_OBJ + (int)i;
 	return K_NONE;
 }
@@ -1408,13 +1414,13 @@ static void check_read(const struct pick *p, const struct buf *b, size_t n,
 	}
 	rs = rsize(p->kind);
 	if (r == 0) {
-		if (p->kind != K_AIO && n)
+		if (!obj_kind(p->kind)->read_peeks && n)
 			STRICT_FAIL("%s of %s fd %d (%zu bytes) returned 0",
 				    how, kind_name(p->kind), p->fd, n);
 		return;
 	}
 	if (n < rs || r % (ssize_t)rs ||
-	    (p->kind == K_AIO && r != (ssize_t)rs))
+	    (obj_kind(p->kind)->read_peeks && r != (ssize_t)rs))
 		STRICT_FAIL("%s of %s fd %d (%zu bytes, buffer %s): returned "
 			    "%zd, not whole records of %zu", how,
 			    kind_name(p->kind), p->fd, n, buf_name[b->bk], r,
@@ -1436,7 +1442,7 @@ static void check_write(const struct pick *p, const struct buf *b, size_t n,
 	if (!check_transfer(p, n, r, how))
 		return;
 	ws = wsize(p->kind);
-	if (p->kind == K_DEV || p->kind == K_AIO || (is_obj(p->kind) && !ws))
+	if (p->kind == K_DEV || (is_obj(p->kind) && !ws))
 		STRICT_FAIL("%s to %s fd %d returned %zd", how,
 			    kind_name(p->kind), p->fd, r);
 	if (!is_obj(p->kind))
@@ -1451,11 +1457,12 @@ static void check_write(const struct pick *p, const struct buf *b, size_t n,
 			    "which only %zu are readable", how,
 			    kind_name(p->kind), p->fd, r, buf_name[b->bk],
 			    b->rd);
-	if (p->kind == K_FUTEX) {
-		if (n / ws > POLLFS_FUTEX_WAITV_MAX || (size_t)r != n / ws * ws)
-			STRICT_FAIL("%s of %zu records to futex fd %d "
-				    "returned %zd: not all or nothing", how,
-				    n / ws, p->fd, r);
+	if (obj_kind(p->kind)->write_set) {
+		if (n / ws > obj_kind(p->kind)->write_set ||
+		    (size_t)r != n / ws * ws)
+			STRICT_FAIL("%s of %zu records to %s fd %d returned "
+				    "%zd: not all or nothing", how, n / ws,
+				    kind_name(p->kind), p->fd, r);
 		atomic_fetch_add(&st->arms, 1);
 	}
 }
@@ -1793,12 +1800,14 @@ static void op_write(void)
 	ssize_t r;
 	int e;
 
-	if (!pick_slot(&p, chance(80) ? writable_obj() : -1) &&
+	if (!pick_slot(&p, chance(80) ? obj_with(takes_writes) : -1) &&
 	    !pick_slot(&p, -1))
 		return;
 	ws = wsize(p.kind);
-	if (p.kind == K_FUTEX && chance(60))
-		n = ws * (chance(60) ? 1 + rn(4) : 1 + rn(130)) +
+	/* a kind that takes sets: small ones, and up to past the most */
+	if (is_obj(p.kind) && obj_kind(p.kind)->write_set && chance(60))
+		n = ws * (chance(60) ? 1 + rn(4) :
+			  1 + rn(obj_kind(p.kind)->write_set + 2)) +
 		    (chance(10) ? rn(ws) : 0);
 	else
 		n = pick_size(ws);
@@ -3017,10 +3026,12 @@ static void op_huge(void)
 	if (r < 0) {
 		/*
 		 * The first record is applied whatever is pending, and
-		 * zeros are valid signal masks and timer specs.
+		 * zeros are valid records of some kinds (signal masks and
+		 * timer specs).
 		 */
-		if (same(&p) && (p.kind == K_SIGNAL || p.kind == K_TIMER) &&
-		    zeros && reach && !b.lost && b.rd >= wsize(p.kind))
+		if (same(&p) && is_obj(p.kind) &&
+		    takes_zeros(obj_kind(p.kind)) && zeros && reach &&
+		    !b.lost && b.rd >= wsize(p.kind))
 			STRICT_FAIL("huge write of %#zx bytes of zeros (%s "
 				    "buffer, %zu readable) to %s fd %d failed: "
 				    "%s", n, buf_name[b.bk], b.rd,
@@ -3028,7 +3039,7 @@ static void op_huge(void)
 		return;
 	}
 	check_write(&p, &b, lim, r, "huge write");
-	if (p.kind != K_FUTEX && wsize(p.kind) &&
+	if (wsize(p.kind) && !obj_kind(p.kind)->write_set &&
 	    (size_t)r < lim / wsize(p.kind) * wsize(p.kind))
 		atomic_fetch_add(&st->short_writes, 1);
 }
@@ -3042,24 +3053,26 @@ static atomic_int huge_killing;
 static void op_huge_kill(void)
 {
 	const int64_t bound = 2 * (int64_t)pt_time_scale() * NSEC_PER_SEC;
-	struct pollfs_signal_open so = { 0, 0, 0 };
-	struct pollfs_open to = { 0, 0 };
-	int kind = chance(50) ? K_SIGNAL : K_TIMER;
+	char arg[PT_KIND_ARG_MAX] __attribute__((aligned(8)));
+	int kind = obj_with(takes_zeros);
 	size_t n = chance(50) ? MAX_RW : HUGE_LEN;
 	int dev, fd, pfd[2], status;
 	int64_t t0, end;
 	pid_t pid, r;
 	char c = 0;
 
-	if (!huge_ro || depth >= 2 || pt_mono() > deadline - MS(300))
+	if (!huge_ro || kind == K_NONE || depth >= 2 ||
+	    pt_mono() > deadline - MS(300))
 		return;
 	if (atomic_exchange(&huge_killing, 1))
 		return;		/* one at a time is plenty */
 	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		FAIL("open /dev/pollfs: %s", strerror(errno));
-	fd = kind == K_SIGNAL ? ioctl(dev, POLLFS_IOC_SIGNAL, &so) :
-				ioctl(dev, POLLFS_IOC_TIMER, &to);
+	/* an object as the table makes it: the zeros written are what
+	 * counts */
+	obj_kind(kind)->fill_arg(arg, 0, 0);
+	fd = ioctl(dev, obj_kind(kind)->cmd, arg);
 	close(dev);
 	if (fd < 0 || pipe2(pfd, O_CLOEXEC)) {
 		note("huge kill: no %s object or pipe: %s", kind_name(kind),
@@ -3937,7 +3950,7 @@ static void op_timer_get(void)
 
 static bool ring_kind(int k)
 {
-	return k != K_NONE && (k == K_TIMER || k == K_FUTEX);
+	return is_obj(k) && takes_ring(obj_kind(k));
 }
 
 /*
@@ -4080,7 +4093,7 @@ static void op_ring_ioctl(void)
 	static const uint32_t bad_entries[] = { 0, 1, 3, 5, 6, 100, 1000,
 		4095, 4097, 8192, 1u << 31, 0xffffffffu };
 	struct pollfs_ring_params p, out;
-	int want = chance(70) ? (chance(50) ? K_TIMER : K_FUTEX) : -1;
+	int want = chance(70) ? obj_with(takes_ring) : -1;
 	struct pick pk;
 	struct buf b;
 	bool valid, whole;
@@ -4159,7 +4172,7 @@ static void op_ring_ioctl(void)
 			    kind_name(pk.kind), pk.fd, r);
 	if (!whole || !valid)
 		return;
-	if ((pk.kind == K_SIGNAL || pk.kind == K_AIO) && e != EOPNOTSUPP)
+	if (is_obj(pk.kind) && !ring_kind(pk.kind) && e != EOPNOTSUPP)
 		STRICT_FAIL("POLLFS_IOC_RING on %s fd %d: errno %d (%s), "
 			    "expected EOPNOTSUPP", kind_name(pk.kind), pk.fd,
 			    e, strerror(e));
@@ -4174,15 +4187,15 @@ static void op_ring_ioctl(void)
 }
 
 /*
- * A timer or futex object made with a ring, mapped, armed to fill it (a
- * periodic timer, a futex word watched or waited on once), and put in
- * the table, where the other operations use it like any object.
+ * An object of a kind with a ring (a timer, a futex object) made with a
+ * ring, mapped, armed to fill it (a periodic timer, a futex word watched
+ * or waited on once; another kind as its entry arms it), and put in the
+ * table, where the other operations use it like any object.
  */
 static void op_ring_new(void)
 {
-	int kind = chance(50) ? K_TIMER : K_FUTEX;
-	struct pollfs_open o = { POLLFS_CLOEXEC |
-				 (chance(70) ? POLLFS_NONBLOCK : 0), 0 };
+	int kind = obj_with(takes_ring);
+	char arg[PT_KIND_ARG_MAX] __attribute__((aligned(8)));
 	struct pollfs_ring_params p;
 	int dev = dev_fd(), own_dev = -1, fd, r;
 	const char *bad;
@@ -4196,7 +4209,9 @@ static void op_ring_new(void)
 			return;
 		dev = own_dev;
 	}
-	fd = ioctl(dev, obj_kind(kind)->cmd, &o);
+	obj_kind(kind)->fill_arg(arg, POLLFS_CLOEXEC |
+				 (chance(70) ? POLLFS_NONBLOCK : 0), 0);
+	fd = ioctl(dev, obj_kind(kind)->cmd, arg);
 	if (own_dev >= 0)
 		close(own_dev);
 	if (fd < 0)
@@ -4230,7 +4245,7 @@ static void op_ring_new(void)
 		spec.interval.tv_nsec = chance(80) ?
 			(int64_t)(US(5) + rn(MS(1))) : 0;
 		r = (int)write(fd, &spec, sizeof(spec));
-	} else {
+	} else if (kind == K_FUTEX) {
 		struct pollfs_futex_event ev;
 
 		fill_futex_rec(&ev);
@@ -4238,6 +4253,8 @@ static void op_ring_new(void)
 		if (chance(80))
 			ev.flags |= POLLFS_FUTEX_WATCH;
 		r = (int)write(fd, &ev, sizeof(ev));
+	} else if (obj_kind(kind)->arm) {
+		obj_kind(kind)->arm(fd, (unsigned int)rnd());
 	}
 	m = ring_map_whole(fd, &p);
 	if (!m && errno != ENOMEM && errno != EINTR && errno != EAGAIN)
@@ -4261,8 +4278,8 @@ static void op_ring_map(void)
 	const char *why = "";
 	unsigned char *m;
 
-	if (!pick_slot(&pk, chance(70) ? (chance(50) ? K_TIMER : K_FUTEX) :
-			    -1) && !pick_slot(&pk, -1))
+	if (!pick_slot(&pk, chance(70) ? obj_with(takes_ring) : -1) &&
+	    !pick_slot(&pk, -1))
 		return;
 	switch (rn(8)) {
 	case 0:
@@ -4501,21 +4518,25 @@ static void *ring_scribbler(void *arg)
  */
 static void ring_probe(void)
 {
-	struct pollfs_open o = { POLLFS_CLOEXEC, 0 };
+	char arg[PT_KIND_ARG_MAX] __attribute__((aligned(8)));
+	int kind = obj_with(takes_ring), dev, fd;
 	struct pollfs_ring_params p;
-	int dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC), fd;
 
-	if (dev < 0 || K_TIMER == K_NONE)
+	if (kind == K_NONE)
 		return;
-	fd = ioctl(dev, POLLFS_IOC_TIMER, &o);
+	dev = open("/dev/pollfs", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return;
+	obj_kind(kind)->fill_arg(arg, POLLFS_CLOEXEC, 0);
+	fd = ioctl(dev, obj_kind(kind)->cmd, arg);
 	close(dev);
 	if (fd < 0)
 		return;
 	memset(&p, 0, sizeof(p));
 	p.entries = POLLFS_RING_ENTRIES_MIN;
 	if (ioctl(fd, POLLFS_IOC_RING, &p) && errno == ENOTTY)
-		FAIL("POLLFS_IOC_RING on a new timer: ENOTTY: this module has "
-		     "no record ring (interface 1.2)");
+		FAIL("POLLFS_IOC_RING on a new %s object: ENOTTY: this module "
+		     "has no record ring (interface 1.2)", kind_name(kind));
 	close(fd);
 }
 
@@ -4770,7 +4791,6 @@ int main(int argc, char **argv)
 	/* the exec target: exit at once, closing what was inherited */
 	if (argc == 2 && !strcmp(argv[1], "-x"))
 		return 0;
-	kinds_init();
 
 	env = getenv("POLLFS_FUZZ_TIME");
 	if (env && *env)

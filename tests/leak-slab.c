@@ -167,7 +167,7 @@ static void use_all(int n, const int *fds)
 {
 	for (unsigned int k = 0; k < pt_nkinds; k++)
 		for (int i = 0; i < n; i += 7)
-			pt_kinds[k].use(fds[(int)k * n + i]);
+			pt_kind_use(&pt_kinds[k], fds[(int)k * n + i]);
 }
 
 static void close_all(int count, const int *fds)

@@ -3,12 +3,13 @@
  * libpollfs: the library opens /dev/pollfs once, close-on-exec, when it
  * first creates an object, and creates every later object through that
  * descriptor; threads that create their first objects at the same moment
- * still leave exactly one open.  Each object has its kind's name.
+ * still leave exactly one open.  Each object has its kind's name, for
+ * every kind of tests/lib/kinds.c.
  */
 #include "lib/futex.h"
+#include "lib/kinds.h"
 
 #include <dirent.h>
-#include <linux/aio_abi.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
@@ -64,10 +65,9 @@ static void *creator(void *arg)
 int main(void)
 {
 	pthread_t th[THREADS];
-	aio_context_t ctx = 0;
 	uint32_t word = 1;
-	sigset_t set;
-	int dev = -1, fds[4];
+	int dev = -1, fds[PT_NKINDS];
+	char link[64];
 
 	CHECK_EQ(device_fds(&dev), 0);
 
@@ -89,20 +89,17 @@ int main(void)
 		CHECK_SYS(close(made[i]));
 
 	/* every kind, through the same descriptor */
-	sigemptyset(&set);
-	CHECK_SYS(syscall(SYS_io_setup, 4, &ctx));
-	fds[0] = CHECK_SYS(pollfs_signal(&set, 0));
-	fds[1] = CHECK_SYS(pollfs_timer(0));
-	fds[2] = CHECK_SYS(pollfs_futex(0));
-	fds[3] = CHECK_SYS(pollfs_aio(ctx, 0));
-	pt_expect_fd_link(fds[0], "pollfs:[signal]");
-	pt_expect_fd_link(fds[1], "pollfs:[timer]");
-	pt_expect_fd_link(fds[2], "pollfs:[futex]");
-	pt_expect_fd_link(fds[3], "pollfs:[aio]");
+	pt_kinds_prepare();
+	pt_for_each_kind(k) {
+		int i = (int)(k - pt_kinds);
+
+		fds[i] = CHECK_SYS(k->lib_new(0));
+		snprintf(link, sizeof(link), "pollfs:[%s]", k->name);
+		pt_expect_fd_link(fds[i], link);
+	}
 	CHECK_EQ(device_fds(&dev), 1);
-	for (int i = 0; i < 4; i++)
+	for (unsigned int i = 0; i < pt_nkinds; i++)
 		CHECK_SYS(close(fds[i]));
-	CHECK_SYS(syscall(SYS_io_destroy, ctx));
 
 	/* it stays open with no object left */
 	CHECK_EQ(device_fds(&dev), 1);

@@ -5,12 +5,11 @@
  * failing with ENOMEM (or EMFILE, were the descriptor limit first: it is
  * raised so that memory is the limit), and nothing crashes or hangs.
  *
- * The cgroup2 hierarchy is mounted on a temporary directory when none is
- * mounted (the guest has none), the memory controller enabled, and a
- * child moved into a new cgroup "pollfs-memcg-N".  The child makes
- * itself unkillable by the OOM killer (oom_score_adj -1000): at the
- * limit, the cgroup's OOM kill finds no victim and the charge fails, so
- * the allocation fails and the ioctl returns ENOMEM.  The child touches
+ * A child runs in a new cgroup "pollfs-memcg-N" (lib/memcg.h: the
+ * cgroup2 hierarchy mounted when none is, as in the guest).  The OOM
+ * killer spares the child (oom_score_adj -1000): at the limit, the
+ * cgroup's OOM kill finds no victim and the charge fails, so the
+ * allocation fails and the ioctl returns ENOMEM.  The child touches
  * no new memory of its own near the limit (its stack is faulted in
  * first; it reports through a page the parent mapped), since a page
  * fault that cannot be charged would only retry.
@@ -31,12 +30,9 @@
  */
 #include "lib/futex.h"
 #include "lib/kinds.h"
+#include "lib/memcg.h"
 
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 PT_BUDGET(55);
 
@@ -50,55 +46,8 @@ struct report {
 	char msg[256];
 };
 
-static char root[256], cg[300];
-static bool mounted_here;
 static struct report *rep;
 static uint32_t words[NREC];
-
-static void write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		FAIL("open %s: %s", path, strerror(errno));
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		FAIL("write '%s' to %s: %s", s, path, strerror(errno));
-	close(fd);
-}
-
-/* A number from a cgroup file (the first one, or after "key "). */
-static long read_num(const char *dir, const char *file, const char *key)
-{
-	char path[400], buf[4096], *p = buf;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	if (key) {
-		/* the line that starts with key */
-		size_t kl = strlen(key);
-
-		while (p && strncmp(p, key, kl)) {
-			p = strchr(p, '\n');
-			if (p)
-				p++;
-		}
-		if (!p)
-			return -1;
-		p += kl;
-	}
-	return strtol(p, NULL, 10);
-}
-
-static void cleanup(void)
-{
-	if (cg[0])
-		rmdir(cg);
-	if (mounted_here) {
-		umount2(root, MNT_DETACH);
-		rmdir(root);
-	}
-}
 
 /* The child, in the cgroup. */
 static int child(void *arg)
@@ -117,7 +66,7 @@ static int child(void *arg)
 	for (int i = 0; i < NREC; i++)
 		ev[i] = fx_ev(&words[i], words[i], FX_PRIVATE);
 
-	rep->before = read_num(cg, "memory.current", NULL);
+	rep->before = pt_memcg_read("memory.current", NULL);
 	for (int i = 0; i < NARMED; i++) {
 		fd = ioctl(dev, POLLFS_IOC_FUTEX,
 			   &(struct pollfs_open){ 0, 0 });
@@ -125,7 +74,7 @@ static int child(void *arg)
 			FAIL("futex object %d: %s", i, strerror(errno));
 		fx_armv(fd, ev, NREC);
 	}
-	rep->after_armed = read_num(cg, "memory.current", NULL);
+	rep->after_armed = pt_memcg_read("memory.current", NULL);
 
 	for (;;) {
 		int k = (int)(n % pt_nkinds);
@@ -149,89 +98,22 @@ static int child(void *arg)
 	/* room to open memory.current: the last objects go */
 	for (int i = 1; i <= 64 && fd - i > dev; i++)
 		close(fd - i);
-	rep->at_fail = read_num(cg, "memory.current", NULL);
+	rep->at_fail = pt_memcg_read("memory.current", NULL);
 	return PT_PASS;
 }
 
 int main(void)
 {
-	struct rlimit rl = { 1 << 20, 1 << 20 };
-	char path[400], buf[64];
 	long cur_after, events_max;
-	int status;
-	pid_t pid;
-	int sync[2];
 
-	pt_require_root();
-	pt_on_fail(cleanup);
-
-	/* a cgroup2 hierarchy with the memory controller */
-	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK) == 0) {
-		snprintf(root, sizeof(root), "/sys/fs/cgroup");
-	} else {
-		snprintf(root, sizeof(root), "/tmp/pollfs-cgroup-XXXXXX");
-		CHECK(mkdtemp(root));
-		if (mount("none", root, "cgroup2", 0, NULL)) {
-			int e = errno;
-
-			rmdir(root);
-			pt_skip("mount cgroup2: %s", strerror(e));
-		}
-		mounted_here = true;
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	{
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		char c[256] = "";
-
-		if (fd < 0 || read(fd, c, sizeof(c) - 1) < 0)
-			FAIL("%s: %s", path, strerror(errno));
-		close(fd);
-		if (!strstr(c, "memory"))
-			pt_skip("no memory controller: %s", c);
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	write_file(path, "+memory");
-	snprintf(cg, sizeof(cg), "%s/pollfs-memcg-%d", root, (int)getpid());
-	CHECK_SYS(mkdir(cg, 0755));
-	snprintf(path, sizeof(path), "%s/memory.max", cg);
-	snprintf(buf, sizeof(buf), "%ld", LIMIT);
-	write_file(path, buf);
-	snprintf(path, sizeof(path), "%s/memory.swap.max", cg);
-	if (access(path, W_OK) == 0)
-		write_file(path, "0");
-
+	pt_memcg_create("memcg", LIMIT);
 	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(rep != MAP_FAILED);
 	memset(rep, 0, sizeof(*rep));
 	for (int i = 0; i < NREC; i++)
 		words[i] = (uint32_t)i;
-
-	CHECK_SYS(pipe2(sync, O_CLOEXEC));
-	pid = CHECK_SYS(fork());
-	if (pid == 0) {
-		char c;
-
-		pt_on_fail(NULL);
-		alarm(0);
-		CHECK_SYS(setrlimit(RLIMIT_NOFILE, &rl));
-		write_file("/proc/self/oom_score_adj", "-1000");
-		close(sync[1]);
-		/* moved into the cgroup by the parent */
-		if (read(sync[0], &c, 1) != 1)
-			_exit(PT_FAIL);
-		_exit(child(NULL));
-	}
-	close(sync[0]);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	write_file(path, buf);
-	CHECK_EQ(write(sync[1], "x", 1), 1);
-	close(sync[1]);
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
-		FAIL("the child in the cgroup: status %#x", status);
+	pt_memcg_run(child, NULL);
 	if (rep->msg[0])
 		FAIL("%s", rep->msg);
 
@@ -255,13 +137,13 @@ int main(void)
 	CHECK_EQ(rep->fail_errno, ENOMEM);
 	CHECK(rep->created > 0);
 	CHECK(rep->at_fail > LIMIT - (1L << 20));
-	events_max = read_num(cg, "memory.events", "max ");
+	events_max = pt_memcg_read("memory.events", "max ");
 	pt_diag("memory.events max %ld", events_max);
 	CHECK(events_max > 0);
 
 	/* the charges left with the objects */
 	for (int64_t end = pt_mono() + 5 * NSEC_PER_SEC;;) {
-		cur_after = read_num(cg, "memory.current", NULL);
+		cur_after = pt_memcg_read("memory.current", NULL);
 		if (cur_after < (2L << 20))
 			break;
 		if (pt_mono() > end)
@@ -270,8 +152,7 @@ int main(void)
 		pt_sleep_ms(20);
 	}
 	pt_diag("memory.current %ld after the child's exit", cur_after);
-	CHECK_SYS(rmdir(cg));
-	cg[0] = 0;
+	pt_memcg_remove();
 
 	/* nothing else broke: the parent makes and uses one of each */
 	{
@@ -281,11 +162,10 @@ int main(void)
 		pt_for_each_kind(k) {
 			int fd = pt_kind_new(k, dev, 0);
 
-			k->use(fd);
+			pt_kind_use(k, fd);
 			CHECK_SYS(close(fd));
 		}
 		CHECK_SYS(close(dev));
 	}
-	cleanup();
 	return PT_PASS;
 }

@@ -101,7 +101,7 @@ static void open_objects(int *fds)
 static void use_objects(const int *fds)
 {
 	for (unsigned int k = 0; k < pt_nkinds; k++)
-		pt_kinds[k].use(fds[k]);
+		pt_kind_use(&pt_kinds[k], fds[k]);
 }
 
 static void close_objects(const int *fds)

@@ -3,8 +3,8 @@
  * What a ring costs, and who pays (contract 1.2, and the module's
  * choices pollfs(7) writes down):
  *  - memcg: the ring's memory is charged to the memory cgroup of the
- *    process that sets it up.  In a cgroup with memory.max at 8 MB (the
- *    hierarchy mounted as memcg-limit does), a child that gives futex
+ *    process that sets it up.  In a cgroup with memory.max at 8 MB
+ *    (lib/memcg.h, as memcg-limit's), a child that gives futex
  *    objects rings of 4096 records (64 KB each) moves memory.current by
  *    at least that much per ring, and at the limit POLLFS_IOC_RING (or
  *    the object's creation) fails with ENOMEM; after the child, the
@@ -17,13 +17,10 @@
  *    are closed; a watched set of 64 words on 64 pages fails whole.
  */
 #include "lib/futex.h"
+#include "lib/memcg.h"
 #include "lib/ring.h"
 
-#include <stdio.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 PT_BUDGET(60);
 
@@ -41,48 +38,21 @@ struct report {
 	bool ring_failed;	/* the ioctl failed, not the object */
 };
 
-static char root[256], cg[300];
-static bool mounted_here;
 static struct report *rep;
-
-static void write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		FAIL("open %s: %s", path, strerror(errno));
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		FAIL("write '%s' to %s: %s", s, path, strerror(errno));
-	close(fd);
-}
 
 static long memory_current(void)
 {
-	char path[400], buf[64];
-
-	snprintf(path, sizeof(path), "%s/memory.current", cg);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-static void cleanup(void)
-{
-	if (cg[0])
-		rmdir(cg);
-	if (mounted_here) {
-		umount2(root, MNT_DETACH);
-		rmdir(root);
-	}
+	return pt_memcg_read("memory.current", NULL);
 }
 
 /* In the cgroup: rings until something fails. */
-static int memcg_child(void)
+static int memcg_child(void *arg)
 {
 	volatile char stack[256 << 10];
 	struct pollfs_ring_params p;
 	int dev = pt_dev();
 
+	(void)arg;
 	/* faulted in while still far from the limit */
 	for (size_t i = 0; i < sizeof(stack); i += 4096)
 		stack[i] = 1;
@@ -120,66 +90,11 @@ static int memcg_child(void)
 
 TEST(memcg)
 {
-	struct rlimit rl = { 1 << 20, 1 << 20 };
-	char path[400], buf[64];
-	int sync[2], status;
-	pid_t pid;
-
-	pt_require_root();
-	pt_on_fail(cleanup);
-	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK) == 0) {
-		snprintf(root, sizeof(root), "/sys/fs/cgroup");
-	} else {
-		snprintf(root, sizeof(root), "/tmp/pollfs-cgroup-XXXXXX");
-		CHECK(mkdtemp(root));
-		if (mount("none", root, "cgroup2", 0, NULL)) {
-			int e = errno;
-
-			rmdir(root);
-			pt_skip("mount cgroup2: %s", strerror(e));
-		}
-		mounted_here = true;
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0 || !strstr(buf, "memory"))
-		pt_skip("no memory controller in %s", root);
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	write_file(path, "+memory");
-	snprintf(cg, sizeof(cg), "%s/pollfs-ring-memcg-%d", root, (int)getpid());
-	CHECK_SYS(mkdir(cg, 0755));
-	snprintf(path, sizeof(path), "%s/memory.max", cg);
-	snprintf(buf, sizeof(buf), "%ld", LIMIT);
-	write_file(path, buf);
-	snprintf(path, sizeof(path), "%s/memory.swap.max", cg);
-	if (access(path, W_OK) == 0)
-		write_file(path, "0");
+	pt_memcg_create("ring-memcg", LIMIT);
 	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(rep != MAP_FAILED);
-
-	CHECK_SYS(pipe2(sync, O_CLOEXEC));
-	pid = CHECK_SYS(fork());
-	if (pid == 0) {
-		char c;
-
-		pt_on_fail(NULL);
-		alarm(0);
-		CHECK_SYS(setrlimit(RLIMIT_NOFILE, &rl));
-		write_file("/proc/self/oom_score_adj", "-1000");
-		close(sync[1]);
-		if (read(sync[0], &c, 1) != 1)
-			_exit(PT_FAIL);
-		_exit(memcg_child());
-	}
-	close(sync[0]);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	write_file(path, buf);
-	CHECK_EQ(write(sync[1], "x", 1), 1);
-	close(sync[1]);
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != PT_PASS)
-		FAIL("the child in the cgroup: status %#x", status);
+	pt_memcg_run(memcg_child, NULL);
 	pt_diag("memory.current %ld before 10 rings of %d records, %ld after "
 		"(%ld per ring); %ld rings in all, then %s failed with errno "
 		"%d (%s)", rep->before, ENTRIES, rep->after,
@@ -205,7 +120,7 @@ TEST(memcg)
 			     memory_current(), rep->before);
 		pt_sleep_ms(20);
 	}
-	cleanup();
+	pt_memcg_remove();
 }
 
 /* ---- RLIMIT_MEMLOCK ---- */

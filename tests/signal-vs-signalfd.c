@@ -8,8 +8,8 @@
  * CPU times).  Also what differs: the object's mask is written with
  * write(2), which signalfd refuses, and lseek is ESPIPE where signalfd
  * allows it.  Each source of a signal, and what differs, is a TEST of
- * its own, with a signalfd and an object of its own; after each source
- * both see nothing.
+ * its own, with a signalfd and an object of its own (a fixture); after
+ * each source both see nothing.
  */
 #include "lib/signal.h"
 
@@ -50,21 +50,40 @@ _Static_assert(sizeof(struct pollfs_siginfo) ==
 #define RT	(SIGRTMIN + 1)
 #define MASK	(ps_bit(RT) | ps_bit(SIGCHLD))
 
-static int pfd, sfd;
+/* A signalfd and an object, both O_NONBLOCK, of RT and SIGCHLD. */
+FIXTURE(pair) {
+	int pfd, sfd;
+};
 
-static void read_both(struct pollfs_siginfo *p, struct signalfd_siginfo *s)
+FIXTURE_SETUP(pair)
 {
-	memset(s, 0xa5, sizeof(*s));
-	CHECK_EQ(read(sfd, s, sizeof(*s)), 128);
-	CHECK_EQ(ps_read_one(pfd, p), 1);
+	sigset_t set;
+
+	ps_sigset(&set, MASK);
+	self->sfd = CHECK_SYS(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+	self->pfd = ps_signal(MASK, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
 }
 
-static void compare(const char *what)
+FIXTURE_TEARDOWN(pair)
+{
+	CHECK_SYS(close(self->sfd));
+	CHECK_SYS(close(self->pfd));
+}
+
+static void read_both(const struct pt_fixture_pair *self,
+		      struct pollfs_siginfo *p, struct signalfd_siginfo *s)
+{
+	memset(s, 0xa5, sizeof(*s));
+	CHECK_EQ(read(self->sfd, s, sizeof(*s)), 128);
+	CHECK_EQ(ps_read_one(self->pfd, p), 1);
+}
+
+static void compare(const struct pt_fixture_pair *self, const char *what)
 {
 	struct pollfs_siginfo p;
 	struct signalfd_siginfo s;
 
-	read_both(&p, &s);
+	read_both(self, &p, &s);
 	if (memcmp(&p, &s, 128)) {
 		const unsigned char *a = (const void *)&p;
 		const unsigned char *b = (const void *)&s;
@@ -77,66 +96,50 @@ static void compare(const char *what)
 	CHECK(p.psi_signo != 0);
 }
 
-/* A signalfd and an object, both O_NONBLOCK, of rt and SIGCHLD. */
-static void setup(void)
-{
-	sigset_t set;
-
-	ps_sigset(&set, MASK);
-	sfd = CHECK_SYS(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
-	pfd = ps_signal(MASK, POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-}
-
 /* Both see nothing now. */
-static void expect_both_empty(void)
+static void expect_both_empty(const struct pt_fixture_pair *self)
 {
 	struct signalfd_siginfo s;
 
-	CHECK_ERR(read(sfd, &s, sizeof(s)), EAGAIN);
-	ps_expect_empty(pfd);
-	CHECK_SYS(close(sfd));
-	CHECK_SYS(close(pfd));
+	CHECK_ERR(read(self->sfd, &s, sizeof(s)), EAGAIN);
+	ps_expect_empty(self->pfd);
 }
 
 /* kill: a real-time signal queues twice */
-TEST(kill)
+TEST_F(pair, kill)
 {
-	setup();
 	CHECK_SYS(kill(getpid(), RT));
 	CHECK_SYS(kill(getpid(), RT));
-	compare("kill");
-	expect_both_empty();
+	compare(self, "kill");
+	expect_both_empty(self);
 }
 
-TEST(tgkill)
+TEST_F(pair, tgkill)
 {
-	setup();
 	CHECK_SYS(ps_tgkill(getpid(), ps_gettid(), RT));
 	CHECK_SYS(ps_tgkill(getpid(), ps_gettid(), RT));
-	compare("tgkill");
-	expect_both_empty();
+	compare(self, "tgkill");
+	expect_both_empty(self);
 }
 
-TEST(sigqueue_int)
+TEST_F(pair, sigqueue_int)
 {
-	setup();
 	ps_queue_int(getpid(), RT, -5);
 	ps_queue_int(getpid(), RT, -5);
-	compare("sigqueue int");
-	expect_both_empty();
+	compare(self, "sigqueue int");
+	expect_both_empty(self);
 }
 
-TEST(sigqueue_ptr)
+TEST_F(pair, sigqueue_ptr)
 {
-	setup();
 	ps_queue_ptr(getpid(), RT, (void *)(uintptr_t)0x8877665544332211ULL);
 	ps_queue_ptr(getpid(), RT, (void *)(uintptr_t)0x8877665544332211ULL);
-	compare("sigqueue ptr");
-	expect_both_empty();
+	compare(self, "sigqueue ptr");
+	expect_both_empty(self);
 }
 
 /* A POSIX timer, fired twice. */
-TEST(posix_timer)
+TEST_F(pair, posix_timer)
 {
 	struct pollfs_siginfo p;
 	struct signalfd_siginfo s;
@@ -144,7 +147,6 @@ TEST(posix_timer)
 	struct sigevent sev;
 	int id = -1;
 
-	setup();
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_SIGNAL;
 	sev.sigev_signo = RT;
@@ -153,39 +155,38 @@ TEST(posix_timer)
 	memset(&its, 0, sizeof(its));
 	its.it_value.tv_nsec = 1000000;
 	CHECK_SYS(syscall(SYS_timer_settime, id, 0, &its, NULL));
-	pt_wait_readable(pfd, PT_WAIT_MS);
+	pt_wait_readable(self->pfd, PT_WAIT_MS);
 	memset(&s, 0xa5, sizeof(s));
-	CHECK_EQ(read(sfd, &s, sizeof(s)), 128);
+	CHECK_EQ(read(self->sfd, &s, sizeof(s)), 128);
 	CHECK_SYS(syscall(SYS_timer_settime, id, 0, &its, NULL));
-	pt_wait_readable(pfd, PT_WAIT_MS);
-	CHECK_EQ(ps_read_one(pfd, &p), 1);
+	pt_wait_readable(self->pfd, PT_WAIT_MS);
+	CHECK_EQ(ps_read_one(self->pfd, &p), 1);
 	CHECK_EQ(p.psi_code, SI_TIMER);
 	CHECK(memcmp(&p, &s, 128) == 0);
 	CHECK_SYS(syscall(SYS_timer_delete, id));
-	expect_both_empty();
+	expect_both_empty(self);
 }
 
 /* SIGCHLD of two children with the same status. */
-TEST(sigchld)
+TEST_F(pair, sigchld)
 {
 	struct pollfs_siginfo p;
 	struct signalfd_siginfo s;
 	pid_t c1, c2;
 
-	setup();
 	c1 = fork();
 	CHECK(c1 >= 0);
 	if (c1 == 0)
 		_exit(9);
-	pt_wait_readable(pfd, PT_WAIT_MS);
+	pt_wait_readable(self->pfd, PT_WAIT_MS);
 	memset(&s, 0xa5, sizeof(s));
-	CHECK_EQ(read(sfd, &s, sizeof(s)), 128);
+	CHECK_EQ(read(self->sfd, &s, sizeof(s)), 128);
 	c2 = fork();
 	CHECK(c2 >= 0);
 	if (c2 == 0)
 		_exit(9);
-	pt_wait_readable(pfd, PT_WAIT_MS);
-	CHECK_EQ(ps_read_one(pfd, &p), 1);
+	pt_wait_readable(self->pfd, PT_WAIT_MS);
+	CHECK_EQ(ps_read_one(self->pfd, &p), 1);
 	CHECK_EQ(s.ssi_pid, c1);
 	CHECK_EQ(p.psi_pid, c2);
 	CHECK_EQ(p.psi_code, CLD_EXITED);
@@ -196,21 +197,18 @@ TEST(sigchld)
 	CHECK(memcmp(&p, &s, 128) == 0);
 	CHECK_EQ(waitpid(c1, NULL, 0), c1);
 	CHECK_EQ(waitpid(c2, NULL, 0), c2);
-	expect_both_empty();
+	expect_both_empty(self);
 }
 
 /* What differs: the mask written with write(2), and lseek. */
-TEST(mask_write_and_lseek_differ)
+TEST_F(pair, mask_write_and_lseek_differ)
 {
 	uint64_t m = ps_bit(RT);
 
-	setup();
-	CHECK_ERR(write(sfd, &m, sizeof(m)), EINVAL);
-	ps_set_mask(pfd, m);
-	CHECK_EQ(lseek(sfd, 0, SEEK_CUR), 0);
-	CHECK_ERR(lseek(pfd, 0, SEEK_CUR), ESPIPE);
-	CHECK_SYS(close(sfd));
-	CHECK_SYS(close(pfd));
+	CHECK_ERR(write(self->sfd, &m, sizeof(m)), EINVAL);
+	ps_set_mask(self->pfd, m);
+	CHECK_EQ(lseek(self->sfd, 0, SEEK_CUR), 0);
+	CHECK_ERR(lseek(self->pfd, 0, SEEK_CUR), ESPIPE);
 }
 
 /* Blocked here, for every TEST's child to inherit. */

@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
  * One IORING_OP_READ_MULTISHOT with a ring of provided buffers streams
- * the records of every kind, one completion per read, the request going
- * on (IORING_CQE_F_MORE) with no new submission:
+ * the records of every kind of tests/lib/kinds.c, one completion per
+ * read, the request going on (IORING_CQE_F_MORE) with no new submission:
+ * - an object whose read takes its record: each record the kind's way
+ *   (kinds.h: the record that readies the object written, then what
+ *   makes the record) is one completion, nothing comes between them,
+ *   and the request waits on while the object is not readable;
+ * - an object whose read takes nothing (kinds.h: read_peeks, AIO): while
+ *   the record's making waits unreaped every read gives a record again,
+ *   a completion per buffer until the buffers run out, which ends the
+ *   request (ENOBUFS); once it is taken, a new request waits.
+ * And what only one kind's records do:
  * - a periodic timer: one record per expiration read, the expirations
  *   adding up to what the timer's period gives;
  * - a watched futex object: each FUTEX_WAKE counts the object (the
  *   multishot read re-armed it) and gives one record with the word's
  *   value at the read;
- * - a one-shot futex object: the wake's record, and then the request
- *   waits (the unarmed object is not readable, so io_uring does not read
- *   it, though read(2) would fail with EINVAL); a write that arms the
- *   object again makes the next wake the next completion;
+ * - a one-shot futex object: after the wake's record the request waits
+ *   (the object is unarmed: io_uring does not read it, though read(2)
+ *   would fail with EINVAL); a write that arms the object again makes
+ *   the next wake the next completion;
  * - a signal object: every queued signal once, in order, several per
- *   completion when a buffer holds several records;
- * - an AIO object: its read consumes nothing, so while completions wait
- *   in the context's ring every read gives a record again, a completion
- *   per buffer until the buffers run out, which ends the request
- *   (ENOBUFS); nothing comes while the ring is empty.
+ *   completion when a buffer holds several records.
  * Linux 6.7 and later; skips where io_uring has no such op.
  */
-#include "lib/aio.h"
 #include "lib/futex.h"
+#include "lib/kinds.h"
 #include "lib/signal.h"
 #include "lib/timer.h"
 #include "lib/mshot.h"
@@ -37,7 +42,7 @@ static void setup(void)
 	ms_require();
 }
 
-TEST(timer)
+TEST(timer_periodic)
 {
 	const struct pollfs_timer_event *ev;
 	struct ms_bufs b;
@@ -69,7 +74,7 @@ TEST(timer)
 	ms_bufs_free(&b);
 }
 
-TEST(futex)
+TEST(futex_watched)
 {
 	static uint32_t word;
 	const struct pollfs_futex_event *ev;
@@ -135,7 +140,7 @@ TEST(futex_oneshot)
 	ms_bufs_free(&b);
 }
 
-TEST(signal)
+TEST(signal_queued)
 {
 	const struct pollfs_siginfo *psi;
 	struct ms_bufs b;
@@ -184,55 +189,101 @@ TEST(signal)
 	ms_bufs_free(&b);
 }
 
-TEST(aio)
+/* Rounds of one record each, for a kind whose read takes it. */
+#define ROUNDS	5
+
+static void records_taken(const struct pt_kind *k, int fd)
 {
-	const struct pollfs_aio_event *ev;
-	char path[] = "/tmp/uring-mshot-aio-XXXXXX", data[512];
-	struct io_event done[1];
-	aio_context_t ctx;
 	struct ms_bufs b;
 	struct ms_cqe c;
-	struct iocb cb;
-	int fd, file, i;
+	const void *rec;
 
-	setup();
-	ctx = ax_setup(8);
-	file = CHECK_SYS(mkstemp(path));
-	CHECK_SYS(unlink(path));
-	memset(data, 'a', sizeof(data));
-	CHECK_EQ(write(file, data, sizeof(data)), (ssize_t)sizeof(data));
-	fd = ax_fd(ctx, POLLFS_NONBLOCK);
-	ms_bufs_init(&b, 4, 4, AX_EVENT_SIZE, true);
+	ms_bufs_init(&b, 6, 4, 4 * k->read_size, true);
+	/*
+	 * Readied first where something else makes the record: the
+	 * request's first read is tried at once, and an object not readied
+	 * may refuse it (a futex object unarmed: EINVAL), which would end
+	 * the request.
+	 */
+	if (k->fire)
+		pt_kind_prime(k, fd);
 	ms_read(READ_TAG, fd, b.bgid);
-	ms_none(100);			/* an empty ring: nothing */
-	ax_prep_pread(&cb, file, data, sizeof(data), 0, 7);
-	ax_submit1(ctx, &cb);
-	/* the completion unreaped: each read sees it, one per buffer */
+	ms_none(100);			/* nothing ready: nothing */
+	for (int i = 0; i < ROUNDS; i++) {
+		if (k->fire) {
+			/* readied again: still nothing until the record is
+			 * made */
+			if (i) {
+				pt_kind_prime(k, fd);
+				ms_none(50);
+			}
+			k->fire(fd);
+		} else {
+			pt_kind_prime(k, fd);
+		}
+		rec = ms_expect_data(&b, READ_TAG, k->read_size, 2000, &c);
+		CHECK_EQ(c.res, k->read_size);
+		k->expect(rec);
+		if (k->take)
+			k->take(fd);
+		ms_bufs_give(&b, c.bid);
+		ms_none(50);
+	}
+	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, k->read_size), 0);
+	ms_bufs_free(&b);
+}
+
+static void records_peeked(const struct pt_kind *k, int fd)
+{
+	struct ms_bufs b;
+	struct ms_cqe c;
+	const void *rec;
+	int i;
+
+	ms_bufs_init(&b, 4, 4, k->read_size, true);
+	ms_read(READ_TAG, fd, b.bgid);
+	ms_none(100);			/* nothing ready: nothing */
+	pt_kind_ready(k, fd);
+	/* what the record tells left as it is: each read sees it, one
+	 * per buffer */
 	for (i = 0; i < 4; i++) {
-		ev = ms_expect_data(&b, READ_TAG, AX_EVENT_SIZE, 2000, &c);
-		CHECK_EQ(c.res, AX_EVENT_SIZE);
-		CHECK_EQ(ev->ctx, ctx);
-		CHECK_EQ(ev->available, 1);
+		rec = ms_expect_data(&b, READ_TAG, k->read_size, 2000, &c);
+		CHECK_EQ(c.res, k->read_size);
+		k->expect(rec);
 	}
 	ms_next(&c, 2000);
 	ms_expect_end(&c, READ_TAG, -ENOBUFS);
 	ms_none(50);
-	/* reaped, the ring empty: a new multishot read waits */
-	CHECK_EQ(ax_reap(ctx, 1, 1, done, 1000), 1);
-	CHECK_EQ(done[0].data, 7);
-	CHECK_EQ(done[0].res, (int64_t)sizeof(data));
+	/* taken: a new multishot read waits */
+	if (k->take)
+		k->take(fd);
 	for (i = 0; i < 4; i++)
 		ms_bufs_give(&b, i);
 	ms_read(READ_TAG, fd, b.bgid);
 	ms_none(100);
-	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, AX_EVENT_SIZE), 0);
-	CHECK_SYS(close(fd));
-	CHECK_SYS(close(file));
-	ax_destroy(ctx);
+	CHECK_EQ(ms_cancel_end(&b, READ_TAG, CANCEL_TAG, k->read_size), 0);
 	ms_bufs_free(&b);
+}
+
+static void stream(const struct pt_kind *k)
+{
+	int dev, fd;
+
+	setup();
+	pt_kinds_prepare();
+	dev = pt_dev();
+	fd = pt_kind_new(k, dev, POLLFS_NONBLOCK);
+	CHECK_SYS(close(dev));
+	if (k->read_peeks)
+		records_peeked(k, fd);
+	else
+		records_taken(k, fd);
+	CHECK_SYS(close(fd));
 }
 
 int main(void)
 {
+	pt_for_each_kind(k)
+		pt_add_kind_test(k, NULL, stream);
 	return pt_run_tests();
 }

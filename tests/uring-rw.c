@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * io_uring's IORING_OP_READ and IORING_OP_WRITE, and their fixed-buffer
- * and vectored forms, on every kind and on blocking and O_NONBLOCK files
- * (contract 1.1, "Readiness for writing, io_uring"): each gives what
- * read(2) or write(2) gives, a write completes at once, a read when a
- * record is ready, and both complete inline, as on an eventfd, with no
- * io_uring worker thread.  With nothing ready, a read waits for the
- * record even on an O_NONBLOCK file, exactly as on an O_NONBLOCK eventfd
- * (io_uring retries when poll says ready), unless it asks RWF_NOWAIT.
- * A mismatched futex arm completes with EAGAIN, as write(2) fails (after
+ * and vectored forms, on every kind of tests/lib/kinds.c and on blocking
+ * and O_NONBLOCK files (contract 1.1, "Readiness for writing, io_uring"):
+ * each gives what read(2) or write(2) gives, a write completes at once, a
+ * read when a record is ready, and both complete inline, as on an
+ * eventfd, with no io_uring worker thread.  With nothing ready, a read
+ * waits for the record even on an O_NONBLOCK file, exactly as on an
+ * O_NONBLOCK eventfd (io_uring retries when poll says ready), unless it
+ * asks RWF_NOWAIT.  A write of a record whose wait is already over (a
+ * mismatched futex arm) completes with EAGAIN, as write(2) fails (after
  * one retry in an io_uring worker).  Each kind on each kind of file is a
  * TEST of its own, in a process and on a ring of its own.
  */
-#include "lib/aio.h"
-#include "lib/futex.h"
-#include "lib/signal.h"
-#include "lib/timer.h"
+#include "lib/kinds.h"
 #include "lib/uring.h"
 
 #include <sys/eventfd.h>
@@ -62,58 +60,108 @@ static void check_nothing_ready(int fd, void *buf, size_t len)
 	uring_read_pending(fd, buf, len);
 }
 
-static void check_timer(unsigned int flags)
+/* The read's record, and what else the record's making left taken. */
+static void expect_read(const struct pt_kind *k, int fd, const void *rec)
 {
-	struct pollfs_timer_spec spec = tmr_spec(CLOCK_MONOTONIC, 0, MS(30), 0);
-	struct pollfs_timer_event ev;
-	struct iovec iov[2];
-	int fd = tmr_new(flags);
+	CHECK_EQ(ut_result(1000), k->read_size);
+	k->expect(rec);
+	if (k->take)
+		k->take(fd);
+}
 
-	CHECK_EQ(uring_write(fd, &spec, sizeof(spec)), TMR_SPEC_SIZE);
-	io_uring_prep_read(ut_sqe(0), fd, &ev, sizeof(ev), -1);
-	ut_submit();
-	CHECK_EQ(ut_result(1000), TMR_EVENT_SIZE);
-	tmr_check_oneshot(&ev);
+/*
+ * One record at a time, the kind's way (kinds.h): the record that
+ * readies the object written through io_uring, a read submitted, then
+ * what makes the record it completes with.
+ */
+static void check_kind(const struct pt_kind *k, unsigned int flags)
+{
+	char rec[PT_KIND_REC_MAX] __attribute__((aligned(8)));
+	char buf[PT_KIND_REC_MAX] __attribute__((aligned(8)));
+	size_t rs = k->read_size, ws = k->write_size;
+	struct iovec iov[2];
+	int dev, fd;
+
+	pt_kinds_prepare();
+	dev = pt_dev();
+	fd = pt_kind_new(k, dev, flags);
+	CHECK_SYS(close(dev));
+
+	/* a write completes at once; a read waits for the record (which
+	 * the record written may make by itself, at once) */
+	if (k->prime) {
+		k->prime(rec);
+		CHECK_EQ(uring_write(fd, rec, ws), ws);
+	}
+	if (k->fire) {
+		uring_read_pending(fd, buf, rs);
+		k->fire(fd);
+	} else {
+		io_uring_prep_read(ut_sqe(0), fd, buf, rs, -1);
+		ut_submit();
+	}
+	expect_read(k, fd, buf);
 
 	/* vectored, a record across two iovecs each way */
-	iov[0] = (struct iovec){ &spec, 16 };
-	iov[1] = (struct iovec){ (char *)&spec + 16, sizeof(spec) - 16 };
-	io_uring_prep_writev(ut_sqe(0), fd, iov, 2, -1);
-	ut_submit();
-	CHECK_EQ(ut_result(1000), TMR_SPEC_SIZE);
-	memset(&ev, 0xff, sizeof(ev));
-	iov[0] = (struct iovec){ &ev, 24 };
-	iov[1] = (struct iovec){ (char *)&ev + 24, sizeof(ev) - 24 };
+	if (k->prime) {
+		k->prime(rec);
+		iov[0] = (struct iovec){ rec, ws / 2 };
+		iov[1] = (struct iovec){ rec + ws / 2, ws - ws / 2 };
+		io_uring_prep_writev(ut_sqe(0), fd, iov, 2, -1);
+		ut_submit();
+		CHECK_EQ(ut_result(1000), ws);
+	}
+	memset(buf, 0xff, sizeof(buf));
+	iov[0] = (struct iovec){ buf, rs / 2 };
+	iov[1] = (struct iovec){ buf + rs / 2, rs - rs / 2 };
 	io_uring_prep_readv(ut_sqe(0), fd, iov, 2, -1);
 	ut_submit();
-	CHECK_EQ(ut_result(1000), TMR_EVENT_SIZE);
-	tmr_check_oneshot(&ev);
+	if (k->fire)
+		k->fire(fd);
+	expect_read(k, fd, buf);
 
-	/* fixed buffers */
-	memcpy(fixed, &spec, sizeof(spec));
-	io_uring_prep_write_fixed(ut_sqe(0), fd, fixed, sizeof(spec), -1, 0);
+	/* fixed buffers, the read's with room for two records */
+	if (k->prime) {
+		k->prime(fixed);
+		io_uring_prep_write_fixed(ut_sqe(0), fd, fixed, ws, -1, 0);
+		ut_submit();
+		CHECK_EQ(ut_result(1000), ws);
+	}
+	io_uring_prep_read_fixed(ut_sqe(0), fd, fixed, 2 * rs, -1, 0);
 	ut_submit();
-	CHECK_EQ(ut_result(1000), TMR_SPEC_SIZE);
-	io_uring_prep_read_fixed(ut_sqe(0), fd, fixed, 2 * sizeof(ev), -1, 0);
-	ut_submit();
-	CHECK_EQ(ut_result(1000), TMR_EVENT_SIZE);
-	tmr_check_oneshot((struct pollfs_timer_event *)fixed);
+	if (k->fire)
+		k->fire(fd);
+	expect_read(k, fd, fixed);
 
 	/* errors are write(2)'s and read(2)'s */
-	spec.value.tv_nsec = 2 * NSEC_PER_SEC;
-	CHECK_EQ(uring_write(fd, &spec, sizeof(spec)), -EINVAL);
-	CHECK_ERR(write(fd, &spec, sizeof(spec)), EINVAL);
-	CHECK_EQ(uring_write(fd, &spec, sizeof(spec) - 1), -EINVAL);
-	io_uring_prep_read(ut_sqe(0), fd, &ev, sizeof(ev) - 1, -1);
+	if (k->invalid) {
+		k->invalid(rec);
+		CHECK_EQ(uring_write(fd, rec, ws), -EINVAL);
+		CHECK_ERR(write(fd, rec, ws), EINVAL);
+	}
+	if (k->prime) {
+		k->prime(rec);
+		CHECK_EQ(uring_write(fd, rec, ws - 1), -EINVAL);
+	} else {
+		CHECK_EQ(uring_write(fd, buf, rs), -EINVAL);
+	}
+	io_uring_prep_read(ut_sqe(0), fd, buf, rs - 1, -1);
 	ut_submit();
 	CHECK_EQ(ut_result(1000), -EINVAL);
 
-	/* nothing ready: RWF_NOWAIT says so at once, else the read waits */
-	tmr_disarm(fd);
-	check_nothing_ready(fd, &ev, sizeof(ev));
-	tmr_arm(fd, CLOCK_MONOTONIC, 0, MS(10), 0);
-	CHECK_EQ(ut_result(1000), TMR_EVENT_SIZE);
-	tmr_check_oneshot(&ev);
+	/*
+	 * Nothing ready - readied, for a kind whose record something else
+	 * makes: RWF_NOWAIT says so at once, else the read waits for it.
+	 */
+	if (k->fire) {
+		pt_kind_prime(k, fd);
+		check_nothing_ready(fd, buf, rs);
+		k->fire(fd);
+	} else {
+		check_nothing_ready(fd, buf, rs);
+		pt_kind_prime(k, fd);
+	}
+	expect_read(k, fd, buf);
 	CHECK_SYS(close(fd));
 }
 
@@ -130,74 +178,25 @@ static void check_eventfd(unsigned int flags)
 	CHECK_SYS(close(fd));
 }
 
-static void check_futex(unsigned int flags)
-{
-	static uint32_t word;
-	struct pollfs_futex_event rec = fx_ev(&word, 0, FX_PRIVATE), got;
-	int fd = fx_new(flags);
-
-	CHECK_EQ(uring_write(fd, &rec, sizeof(rec)), FX_REC);
-	uring_read_pending(fd, &got, sizeof(got));
-	CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
-	CHECK_EQ(ut_result(1000), FX_REC);
-	fx_check_rec(&got, &word, 0, FX_PRIVATE);
-	CHECK_SYS(close(fd));
-}
-
 /*
- * A mismatch: EAGAIN, as write(2) fails.  io_uring takes EAGAIN for "try
- * again when writable" and retries once in a worker thread (which then
- * lingers a while): these go last.
+ * A record whose wait is over (a mismatched futex arm): EAGAIN, as
+ * write(2) fails.  io_uring takes EAGAIN for "try again when writable"
+ * and retries once in a worker thread (which then lingers a while):
+ * these go last.
  */
-static void check_futex_mismatch(unsigned int flags)
+static void check_stale(const struct pt_kind *k, unsigned int flags)
 {
-	static uint32_t word;
-	struct pollfs_futex_event rec = fx_ev(&word, 1, FX_PRIVATE);
-	int fd = fx_new(flags);
+	char rec[PT_KIND_REC_MAX] __attribute__((aligned(8)));
+	int dev, fd;
 
-	CHECK_ERR(write(fd, &rec, sizeof(rec)), EAGAIN);
-	CHECK_EQ(uring_write(fd, &rec, sizeof(rec)), -EAGAIN);
+	pt_kinds_prepare();
+	dev = pt_dev();
+	fd = pt_kind_new(k, dev, flags);
+	CHECK_SYS(close(dev));
+	k->stale(rec);
+	CHECK_ERR(write(fd, rec, k->write_size), EAGAIN);
+	CHECK_EQ(uring_write(fd, rec, k->write_size), -EAGAIN);
 	CHECK_SYS(close(fd));
-}
-
-static void check_signal(unsigned int flags)
-{
-	uint64_t mask = ps_bit(SIGUSR1);
-	struct pollfs_siginfo si;
-	sigset_t set;
-	int fd = ps_signal(0, flags);
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	CHECK_SYS(sigprocmask(SIG_BLOCK, &set, NULL));
-	CHECK_EQ(uring_write(fd, &mask, sizeof(mask)), 8);
-	uring_read_pending(fd, &si, sizeof(si));
-	CHECK_SYS(kill(getpid(), SIGUSR1));
-	CHECK_EQ(ut_result(1000), SIGINFO_SIZE);
-	CHECK_EQ(si.psi_signo, SIGUSR1);
-	CHECK_EQ(si.psi_pid, getpid());
-	CHECK_SYS(close(fd));
-}
-
-static void check_aio(unsigned int flags)
-{
-	aio_context_t ctx = ax_setup(4);
-	int fd = ax_fd(ctx, flags), zero;
-	struct pollfs_aio_event ev;
-	struct iocb cb;
-	char buf[8];
-
-	CHECK_EQ(uring_write(fd, &ev, sizeof(ev)), -EINVAL);
-	uring_read_pending(fd, &ev, sizeof(ev));
-	zero = CHECK_SYS(open("/dev/zero", O_RDONLY | O_CLOEXEC));
-	ax_prep_pread(&cb, zero, buf, sizeof(buf), 0, 7);
-	ax_submit1(ctx, &cb);
-	CHECK_EQ(ut_result(1000), AX_EVENT_SIZE);
-	CHECK_EQ(ev.ctx, ctx);
-	CHECK_EQ(ev.available, 1);
-	CHECK_SYS(close(zero));
-	CHECK_SYS(close(fd));
-	ax_destroy(ctx);
 }
 
 /* A ring of this TEST's own, with the fixed buffer registered. */
@@ -226,34 +225,6 @@ TEST(eventfd_blocking)
 	expect_no_workers();
 }
 
-TEST(timer_blocking)
-{
-	setup();
-	check_timer(0);
-	expect_no_workers();
-}
-
-TEST(signal_blocking)
-{
-	setup();
-	check_signal(0);
-	expect_no_workers();
-}
-
-TEST(aio_blocking)
-{
-	setup();
-	check_aio(0);
-	expect_no_workers();
-}
-
-TEST(futex_blocking)
-{
-	setup();
-	check_futex(0);
-	expect_no_workers();
-}
-
 TEST(eventfd_nonblock)
 {
 	setup();
@@ -261,47 +232,33 @@ TEST(eventfd_nonblock)
 	expect_no_workers();
 }
 
-TEST(timer_nonblock)
+static void blocking(const struct pt_kind *k)
 {
 	setup();
-	check_timer(POLLFS_NONBLOCK);
+	check_kind(k, 0);
 	expect_no_workers();
 }
 
-TEST(signal_nonblock)
+static void nonblock(const struct pt_kind *k)
 {
 	setup();
-	check_signal(POLLFS_NONBLOCK);
+	check_kind(k, POLLFS_NONBLOCK);
 	expect_no_workers();
 }
 
-TEST(aio_nonblock)
+static void stale_blocking(const struct pt_kind *k)
 {
 	setup();
-	check_aio(POLLFS_NONBLOCK);
-	expect_no_workers();
-}
-
-TEST(futex_nonblock)
-{
-	setup();
-	check_futex(POLLFS_NONBLOCK);
-	expect_no_workers();
-}
-
-TEST(futex_mismatch_blocking)
-{
-	setup();
-	check_futex_mismatch(0);
-	pt_diag("io_uring workers at the end: %d (the futex EAGAIN's retry)",
+	check_stale(k, 0);
+	pt_diag("io_uring workers at the end: %d (the EAGAIN's retry)",
 		ut_workers());
 }
 
-TEST(futex_mismatch_nonblock)
+static void stale_nonblock(const struct pt_kind *k)
 {
 	setup();
-	check_futex_mismatch(POLLFS_NONBLOCK);
-	pt_diag("io_uring workers at the end: %d (the futex EAGAIN's retry)",
+	check_stale(k, POLLFS_NONBLOCK);
+	pt_diag("io_uring workers at the end: %d (the EAGAIN's retry)",
 		ut_workers());
 }
 
@@ -310,5 +267,15 @@ int main(void)
 {
 	ut_init();
 	io_uring_queue_exit(&ut_ring);
+	pt_for_each_kind(k)
+		pt_add_kind_test(k, "blocking", blocking);
+	pt_for_each_kind(k)
+		pt_add_kind_test(k, "nonblock", nonblock);
+	pt_for_each_kind(k) {
+		if (!k->stale)
+			continue;
+		pt_add_kind_test(k, "mismatch_blocking", stale_blocking);
+		pt_add_kind_test(k, "mismatch_nonblock", stale_nonblock);
+	}
 	return pt_run_tests();
 }

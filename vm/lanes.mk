@@ -29,8 +29,8 @@ check: setup
 # kind of object (the device, signal, timer, futex waited and watched,
 # AIO, each through epoll), each io_uring path (poll, read and write,
 # multishot read) and an unload and reload; about a minute.
-SMOKE_TESTS = core-device signal-epoll-level timer-epoll-level \
-	futex-wake-one futex-watch-basic aio-epoll-level aio-rw \
+SMOKE_TESTS = core-device epoll-level \
+	futex-wake-one futex-watch-basic aio-rw \
 	uring-poll uring-rw uring-multishot-kinds module-reload
 #> check-smoke a test of each kind and io_uring path, on KERNEL=
 check-smoke: setup

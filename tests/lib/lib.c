@@ -14,6 +14,12 @@
 
 static void (*fail_hook)(void);
 
+/* The running TEST_F's teardown, its fixture's state, and the process
+ * that set it up, which alone tears it down. */
+static void (*teardown_fn)(void *self);
+static void *teardown_self;
+static pid_t teardown_pid;
+
 /* One write() per line, so that forked children and threads never mix or
  * duplicate buffered output. */
 static void pt_write_diag(const char *prefix, const char *fmt, va_list ap)
@@ -67,6 +73,7 @@ void pt_fail_at(const char *file, int line, const char *fmt, ...)
 	fail_hook = NULL;
 	if (hook)
 		hook();
+	pt_fixture_teardown();
 	_exit(PT_FAIL);
 }
 
@@ -89,6 +96,7 @@ void pt_skip(const char *fmt, ...)
 	}
 	pt_write_diag("", fmt, ap);
 	va_end(ap);
+	pt_fixture_teardown();
 	_exit(PT_SKIP);
 }
 
@@ -160,6 +168,8 @@ void pt_watchdog(unsigned int seconds)
 static struct {
 	char name[64];
 	void (*fn)(void);
+	void (*fn_arg)(const void *arg);
+	const void *arg;
 } tests[MAX_TESTS];
 static unsigned int ntests;
 
@@ -183,7 +193,8 @@ static void pt_line(const char *fmt, ...)
 		_exit(PT_FAIL);
 }
 
-void pt_add_test(const char *name, void (*fn)(void))
+/* A new entry named name, its '_' made '-': its index. */
+static unsigned int new_test(const char *name)
 {
 	if (ntests == MAX_TESTS)
 		FAIL("more than %d TEST()s", MAX_TESTS);
@@ -191,7 +202,39 @@ void pt_add_test(const char *name, void (*fn)(void))
 	for (char *p = tests[ntests].name; *p; p++)
 		if (*p == '_')
 			*p = '-';
-	tests[ntests++].fn = fn;
+	return ntests++;
+}
+
+void pt_add_test(const char *name, void (*fn)(void))
+{
+	tests[new_test(name)].fn = fn;
+}
+
+void pt_add_test_arg(const char *name, void (*fn)(const void *arg),
+		     const void *arg)
+{
+	unsigned int i = new_test(name);
+
+	tests[i].fn_arg = fn;
+	tests[i].arg = arg;
+}
+
+void pt_fixture_set(void (*teardown)(void *self), void *self)
+{
+	teardown_fn = teardown;
+	teardown_self = self;
+	teardown_pid = getpid();
+}
+
+/* Forgotten before it runs, so that a check failing in it ends the
+ * process rather than running it again. */
+void pt_fixture_teardown(void)
+{
+	void (*fn)(void *self) = teardown_fn;
+
+	teardown_fn = NULL;
+	if (fn && getpid() == teardown_pid)
+		fn(teardown_self);
 }
 
 /* Runs test i in a child; its exit status, PT_FAIL if it did not exit. */
@@ -207,7 +250,10 @@ static int run_test(unsigned int i)
 	if (pid == 0) {
 		/* gone with the program, should its watchdog end it */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		tests[i].fn();
+		if (tests[i].fn)
+			tests[i].fn();
+		else
+			tests[i].fn_arg(tests[i].arg);
 		_exit(PT_PASS);
 	}
 	while (waitpid(pid, &status, 0) < 0)

@@ -178,7 +178,67 @@ bool pt_kernel_rt(void);
 	}								\
 	static void pt_test_##name(void)
 void pt_add_test(const char *name, void (*fn)(void));
+/* A TEST made at run time, before pt_run_tests(): fn(arg), reported as
+ * name (copied). */
+void pt_add_test_arg(const char *name, void (*fn)(const void *arg),
+		     const void *arg);
 int pt_run_tests(void);
+
+/*
+ * ---- what several behaviours set up and tear down alike ----
+ * A fixture, as kselftest_harness.h has them, at file scope:
+ *   FIXTURE(name) { members };	the state each of its TESTs gets
+ *   FIXTURE_SETUP(name) { ... }	makes it, in self (zeroed before)
+ *   FIXTURE_TEARDOWN(name) { ... }	undoes it
+ *   TEST_F(name, test) { ... }	a TEST (above) of the fixture, with
+ *				self, its state, made for it alone
+ * In the TEST's own child: the setup, then the test, then the teardown.
+ * Once the setup has returned, the teardown runs however the test ends:
+ * returning, skipping, or failing a check (after pt_on_fail()'s hook);
+ * a check failing in the teardown fails the TEST.  A failing check or a
+ * skip in the setup ends the TEST there, with no teardown.  Only the
+ * process that ran the setup tears down: a child the test forks ends
+ * with none.
+ */
+#define FIXTURE(name) struct pt_fixture_##name
+
+/* A test, a setup or a teardown may leave self unused. */
+#define PT_SELF(fixture)						\
+	struct pt_fixture_##fixture *self __attribute__((unused))
+
+#define FIXTURE_SETUP(name)						\
+	static void pt_setup_##name(PT_SELF(name))
+
+#define FIXTURE_TEARDOWN(name)						\
+	static void pt_teardown_##name(PT_SELF(name));			\
+	static void pt_teardown_any_##name(void *self)			\
+	{								\
+		pt_teardown_##name(self);				\
+	}								\
+	static void pt_teardown_##name(PT_SELF(name))
+
+#define TEST_F(fixture, name)						\
+	static void pt_test_##fixture##_##name(PT_SELF(fixture));	\
+	static void pt_run_##fixture##_##name(void)			\
+	{								\
+		struct pt_fixture_##fixture self;			\
+									\
+		memset(&self, 0, sizeof(self));				\
+		pt_setup_##fixture(&self);				\
+		pt_fixture_set(pt_teardown_any_##fixture, &self);	\
+		pt_test_##fixture##_##name(&self);			\
+		pt_fixture_teardown();					\
+	}								\
+	__attribute__((constructor))					\
+	static void pt_add_##fixture##_##name(void)			\
+	{								\
+		pt_add_test(#name, pt_run_##fixture##_##name);		\
+	}								\
+	static void pt_test_##fixture##_##name(PT_SELF(fixture))
+/* TEST_F's: the teardown to run on self when the TEST ends, and
+ * running it now (once). */
+void pt_fixture_set(void (*teardown)(void *self), void *self);
+void pt_fixture_teardown(void);
 
 /* ---- time ---- */
 int64_t pt_now(clockid_t clk);
