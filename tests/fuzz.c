@@ -202,7 +202,7 @@ enum {
 
 static bool is_obj(int k)
 {
-	return k >= K_OBJ && k < K_OBJ + PT_NKINDS;
+	return k >= K_OBJ && k < K_OBJ + (int)pt_nkinds;
 }
 
 static const struct pt_kind *obj_kind(int k)

@@ -66,7 +66,7 @@ int main(void)
 {
 	pthread_t th[THREADS];
 	uint32_t word = 1;
-	int dev = -1, fds[PT_NKINDS];
+	int dev = -1, fds[pt_nkinds];
 	char link[64];
 
 	CHECK_EQ(device_fds(&dev), 0);

@@ -552,7 +552,7 @@ static const struct pt_passing aio_passing[] = {
 	{ NULL },
 };
 
-const struct pt_kind pt_kinds[PT_NKINDS] = {
+const struct pt_kind pt_kinds[] = {
 	[PT_KIND_SIGNAL] = {
 		.name = "signal", .cache = "pollfs_signal",
 		.cmd = POLLFS_IOC_SIGNAL,
@@ -608,7 +608,7 @@ const struct pt_kind pt_kinds[PT_NKINDS] = {
 		.passing = aio_passing,
 	},
 };
-const unsigned int pt_nkinds = PT_NKINDS;
+const unsigned int pt_nkinds = sizeof(pt_kinds) / sizeof(pt_kinds[0]);
 
 _Static_assert(sizeof(struct pollfs_signal_open) <= PT_KIND_ARG_MAX &&
 	       sizeof(struct pollfs_aio_open) <= PT_KIND_ARG_MAX,

@@ -19,13 +19,16 @@
 #define PT_KIND_ARG_MAX	32
 #define PT_KIND_REC_MAX	128
 
-/* The places of the kinds in pt_kinds[]. */
+/*
+ * The places in pt_kinds[] of the kinds the fuzzer knows more of; a new
+ * kind needs no place here: its entry goes at the end of the table,
+ * which is as long as its entries.
+ */
 enum pt_kind_id {
 	PT_KIND_SIGNAL,
 	PT_KIND_TIMER,
 	PT_KIND_FUTEX,
 	PT_KIND_AIO,
-	PT_NKINDS
 };
 
 /* The n of arm() whose state is armed and waiting, with nothing ready
