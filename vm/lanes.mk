@@ -168,9 +168,10 @@ $(CHECKPATCH): | host-setup
 # The tables of kernels in README.md, pollfs(7) and vm/README.md against
 # vm/kernels (host-side, a second); checkpatch, sparse and W=1 on the
 # module, cppcheck on the library: any finding fails.
-#> style on the host: checkpatch, sparse and W=1, cppcheck, the kernel tables
+#> style on the host: checkpatch, sparse and W=1, cppcheck, the kernel tables, the kind list
 style: host-setup $(CHECKPATCH)
 	vm/check-kernel-docs
+	vm/check-kind-list
 	$(CHECKPATCH) --no-tree --quiet -f module/*.c module/*.h \
 		include/uapi/linux/pollfs.h
 	$(MAKE) style-build
