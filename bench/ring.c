@@ -4,18 +4,20 @@
  * same events, in one run.
  *
  * busy futex stream: a waker thread on CPU 1 bumps a futex word and
- * calls FUTEX_WAKE as fast as it can, for a fixed time, so that events
- * come faster than the consumer's turn; the consumer, on CPU 0, takes
- * what there is and sleeps only when there is nothing.
+ * calls FUTEX_WAKE as fast as it can, for a fixed time; the consumer,
+ * on CPU 0, is an event loop whose turn does 150 us of other work (a
+ * CPU-only loop, calibrated at the start, the same for every method),
+ * then takes everything there is, so that events come faster than its
+ * turn: several arrive during each turn's work.
  *   ring: a watched futex object with a ring of 4096; the consumer takes
  *     every record there is with loads and stores (a lone consumer's
  *     release store of head), read(2)s only when the overflow flag says
  *     records wait in the object, and sleeps in epoll_wait (1 ms at
- *     most) when there is nothing;
+ *     most) only when the ring is empty;
  *   (a) epoll + read: the same watched object without a ring: epoll_wait,
  *     then read(2) until EAGAIN (each read re-arms the watch);
  *   (b) eventfd: the waker writes 1 to an eventfd instead of the wake;
- *     the consumer reads it the same way;
+ *     the consumer reads it the same way (one read takes the count);
  *   (c) io_uring: an IORING_OP_FUTEX_WAIT on the word, queued again per
  *     completion; the consumer takes every completion there is, and
  *     enters (submit and wait for one, 1 ms at most) when there is none
@@ -28,10 +30,17 @@
  * eventfd read's count ((b), (d)), a completion ((c)); the watched
  * object without a ring, an eventfd and FUTEX_WAIT coalesce the wakes
  * that come before the consumer's turn, the ring gives one record per
- * wake.  Per run: the consumer's CPU per event, its system calls per
- * event (counted here: every epoll_wait, read and io_uring_enter of
- * the loop, and the helper's FUTEX_WAIT and write), the waker's CPU per
- * wake, events delivered and wakes offered per second.
+ * wake.  Per run: the consumer's CPU per event outside the turns' work
+ * (the takes timed by the thread's CPU clock, the clock's own cost
+ * measured in each turn and taken off: futex_stream()), its system
+ * calls per event (counted here: every epoll_wait, read and
+ * io_uring_enter of the loop, and the helper's FUTEX_WAIT and write),
+ * the waker's CPU per event and per wake, events per turn, events
+ * delivered and wakes offered per second, the work's CPU per turn.
+ *
+ * The same stream with a consumer that does nothing but take reports
+ * only: faster than the waker, it empties the ring and sleeps every
+ * few records, so events never come faster than its turn.
  *
  * 100 us timer stream: a periodic 100 us timer, the consumer as above:
  * a pollfs timer with a ring; (a) the same timer read with epoll +
@@ -51,17 +60,19 @@
  * it counted the consumer has its records, taken from the ring or
  * read, p50 and p99.
  *
- * Goals, ratios of the ring to (a) and (c): system calls per event of
- * the busy futex stream at most 0.01 (against one per event); consumer
- * CPU per event at most 0.50 of (a) and of (c); waker CPU per wake at
- * most 1.10 of (a); latency p50 and p99 with a sleeping consumer at
- * most 1.05 of (a).  The rest reports.  Runs take turns, each
- * repetition starting with the next method.
+ * Goals, ratios of the ring to (a) and (c): of the busy futex stream
+ * with turns, system calls per event at most 0.01 (against one per
+ * event), consumer CPU per event at most 0.50 of (a) and of (c), waker
+ * CPU per event at most 1.10 of (a); of the timer stream, consumer CPU
+ * per event at most 0.50 of (a) and of (c); latency p50 and p99 with a
+ * sleeping consumer at most 1.05 of (a).  The rest reports.  Runs take
+ * turns, each repetition starting with the next method.
  */
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -251,6 +262,73 @@ static void counted_enter(struct io_uring *u, unsigned int nr, long ns)
 	}
 }
 
+/* ---- the consumer's turn ---- */
+
+/*
+ * The rest of an event loop's turn, the same for every method: CPU
+ * only, with no memory traffic and no system call, so that nothing of
+ * it depends on how the events are taken.  One step of a 64-bit LCG a
+ * time; the empty asm hides the value, so that the compiler can
+ * neither fold the loop nor drop it.
+ */
+#define TURN_NS		150000	/* a turn's work, in the thread's CPU */
+
+static uint64_t turn_iters, turn_sink;
+
+static void turn_work(uint64_t iters)
+{
+	uint64_t x = turn_sink;
+
+	while (iters--) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ volatile("" : "+r"(x));
+	}
+	turn_sink = x;
+}
+
+static uint64_t turn_work_ns(uint64_t iters)
+{
+	uint64_t cpu = bench_thread_cpu_ns();
+
+	turn_work(iters);
+	return bench_thread_cpu_ns() - cpu;
+}
+
+/*
+ * Sets turn_iters to TURN_NS of this thread's CPU on this guest: from
+ * the median of 9 timings of a batch of at least 2 ms (in which the
+ * clock's own cost is lost), the iterations per ns; then from the
+ * median of 15 turns timed one by one, corrected once, since a short
+ * loop need not run at a long one's rate under emulation.  The work is
+ * timed again in every turn of the runs, and reported.
+ */
+static void turn_calibrate(void)
+{
+	struct samples ns = {};
+	uint64_t batch = 1 << 12;
+	int i, round;
+
+	while (turn_work_ns(batch) < 2000000)
+		batch *= 2;
+	for (i = 0; i < 9; i++)
+		bench_samples_add(&ns, turn_work_ns(batch));
+	turn_iters = TURN_NS * (batch / bench_samples_quantile(&ns, 0.5));
+	for (round = 0; round < 2; round++) {
+		bench_samples_clear(&ns);
+		for (i = 0; i < 15; i++)
+			bench_samples_add(&ns, turn_work_ns(turn_iters));
+		if (round == 0)
+			turn_iters *= TURN_NS / bench_samples_quantile(&ns, 0.5);
+	}
+	bench_progress("a turn's work: %llu iterations, %.1f us of CPU "
+		       "(median of 15; quartiles %.1f, %.1f)",
+		       (unsigned long long)turn_iters,
+		       bench_samples_quantile(&ns, 0.5) / 1e3,
+		       bench_samples_quantile(&ns, 0.25) / 1e3,
+		       bench_samples_quantile(&ns, 0.75) / 1e3);
+	bench_samples_free(&ns);
+}
+
 /* ---- the busy futex stream ---- */
 
 enum { M_RING, M_READ, M_EVENTFD, M_URING, M_FALLBACK, METHODS };
@@ -265,16 +343,17 @@ struct waker {
 	uint32_t word;
 	int efd;		/* >= 0: write this eventfd instead */
 	bool stop;
-	uint64_t wakes, cpu;
+	uint64_t wakes, cpu, ns;	/* its wakes, its CPU, its run */
 };
 
 /* As fast as it can: a store and FUTEX_WAKE (or an eventfd write). */
 static void *waker_main(void *arg)
 {
 	struct waker *w = arg;
-	uint64_t one = 1, cpu;
+	uint64_t one = 1, cpu, t0;
 
 	bench_pin_cpu(1);
+	t0 = bench_now_ns();
 	cpu = bench_thread_cpu_ns();
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		if (w->efd >= 0) {
@@ -287,6 +366,7 @@ static void *waker_main(void *arg)
 		w->wakes++;
 	}
 	w->cpu = bench_thread_cpu_ns() - cpu;
+	w->ns = bench_now_ns() - t0;
 	return NULL;
 }
 
@@ -325,145 +405,253 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
-struct stream_result {
-	double cpu;		/* consumer us per event */
-	double calls;		/* consumer system calls per event */
-	double waker_cpu;	/* waker us per wake */
-	double rate;		/* events per second */
-	double offered;		/* wakes (expirations) per second */
-	double per_event;	/* expirations per event (timer) */
+/* One run of a method: what the consumer takes its events with. */
+struct futex_stream {
+	int method;
+	int fd, ep;
+	struct ring r;
+	struct io_uring u;
+	struct waker w;
+	struct helper h;
+	pthread_t waker, helper;
+	struct pollfs_futex_event recs[BATCH];
 };
 
-static struct stream_result futex_stream(int method, double secs)
+static void futex_stream_open(struct futex_stream *s, int method)
 {
-	struct pollfs_futex_event recs[BATCH];
-	struct waker w = { .efd = -1 };
-	struct helper h = { .word = &w.word };
-	struct stream_result out;
-	struct io_uring u;
-	struct ring r;
-	pthread_t waker, helper;
-	uint64_t events = 0, cpu, t0, t1, end, count;
-	int fd = -1, ep = -1, n;
-	ssize_t got;
-
-	calls = 0;
+	s->method = method;
+	s->fd = s->ep = -1;
+	s->w.efd = -1;
+	s->h.word = &s->w.word;
 	switch (method) {
 	case M_RING:
 	case M_READ:
-		fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
-		if (fd < 0)
+		s->fd = bench_pfs_futex(POLLFS_NONBLOCK | POLLFS_CLOEXEC);
+		if (s->fd < 0)
 			bench_die("create a futex object");
 		if (method == M_RING)
-			ring_setup(&r, fd, ENTRIES);
-		if (bench_pfs_futex_watch(fd, &w.word, w.word))
+			ring_setup(&s->r, s->fd, ENTRIES);
+		if (bench_pfs_futex_watch(s->fd, &s->w.word, s->w.word))
 			bench_die("watch the futex word");
-		ep = epoll_of(fd);
+		s->ep = epoll_of(s->fd);
 		break;
 	case M_EVENTFD:
 	case M_FALLBACK:
-		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (fd < 0)
+		s->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (s->fd < 0)
 			bench_die("eventfd");
-		ep = epoll_of(fd);
+		s->ep = epoll_of(s->fd);
 		if (method == M_EVENTFD) {
-			w.efd = fd;
+			s->w.efd = s->fd;
 			break;
 		}
-		h.efd = fd;
-		if (pthread_create(&helper, NULL, helper_main, &h))
+		s->h.efd = s->fd;
+		if (pthread_create(&s->helper, NULL, helper_main, &s->h))
 			bench_die("pthread_create");
 		break;
 	case M_URING:
-		uring_init(&u);
-		queue_futex_wait(&u, &w.word);
+		uring_init(&s->u);
+		queue_futex_wait(&s->u, &s->w.word);
 		break;
 	}
-	if (pthread_create(&waker, NULL, waker_main, &w))
+	if (pthread_create(&s->waker, NULL, waker_main, &s->w))
 		bench_die("pthread_create");
+}
+
+/*
+ * Stops the threads and closes.  Returns the helper's CPU in ns, and
+ * counts its system calls, both the consumer's: its work is theirs.
+ */
+static uint64_t futex_stream_close(struct futex_stream *s)
+{
+	uint64_t helper_ns = 0;
+
+	__atomic_store_n(&s->w.stop, true, __ATOMIC_RELEASE);
+	pthread_join(s->waker, NULL);
+	if (s->method == M_FALLBACK) {
+		__atomic_store_n(&s->h.stop, true, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&s->w.word, 1, __ATOMIC_RELEASE);
+		bench_futex_wake(&s->w.word, 1);
+		pthread_join(s->helper, NULL);
+		helper_ns = s->h.cpu;
+		calls += s->h.calls;
+	}
+	if (s->method == M_RING)
+		ring_close(&s->r);
+	else if (s->fd >= 0)
+		close(s->fd);
+	if (s->ep >= 0)
+		close(s->ep);
+	if (s->method == M_URING)
+		io_uring_queue_exit(&s->u);
+	return helper_ns;
+}
+
+/*
+ * Every record the ring holds when the consumer looks, with loads and
+ * stores: batches until one comes back short, so that a waker faster
+ * than the take cannot keep the consumer in it; then read(2) while the
+ * overflow flag says records wait in the object.
+ */
+static uint64_t ring_take_all(struct futex_stream *s)
+{
+	uint64_t events = 0;
+	uint32_t n;
+	ssize_t got;
+
+	do {
+		n = ring_take(&s->r, s->recs, BATCH);
+		events += n;
+	} while (n == BATCH);
+	while (ring_overflow(&s->r)) {
+		got = counted_read(s->fd, s->recs, sizeof(s->recs));
+		if (got <= 0)
+			break;
+		events += got / sizeof(s->recs[0]);
+	}
+	return events;
+}
+
+/* Every completion there is, each FUTEX_WAIT queued again. */
+static uint64_t uring_take_all(struct futex_stream *s)
+{
+	struct io_uring_cqe *cqe;
+	uint64_t events = 0;
+
+	while (io_uring_peek_cqe(&s->u, &cqe) == 0) {
+		/* woken (0) or the word moved on (EAGAIN) */
+		if (cqe->res != 0 && cqe->res != -EAGAIN) {
+			errno = -cqe->res;
+			bench_die("io_uring FUTEX_WAIT");
+		}
+		io_uring_cqe_seen(&s->u, cqe);
+		events++;
+		queue_futex_wait(&s->u, &s->w.word);
+	}
+	return events;
+}
+
+/*
+ * The consumer's take: everything there is, sleeping (1 ms at most)
+ * only when there is nothing.  The ring sleeps in epoll_wait only when
+ * it is empty; the others ask the kernel every time, as they must:
+ * epoll_wait then read(2) until EAGAIN (a), one eventfd read of the
+ * count (b, d), io_uring_enter to submit the FUTEX_WAIT queued again
+ * and wait for a completion (c).
+ */
+static uint64_t futex_stream_take(struct futex_stream *s)
+{
+	uint64_t events = 0, count;
+	ssize_t got;
+
+	switch (s->method) {
+	case M_RING:
+		events = ring_take_all(s);
+		if (!events && counted_epoll_wait(s->ep, 1) > 0)
+			events = ring_take_all(s);
+		break;
+	case M_READ:
+		if (counted_epoll_wait(s->ep, 1) < 1)
+			break;
+		while ((got = counted_read(s->fd, s->recs,
+					   sizeof(s->recs))) > 0)
+			events += got / sizeof(s->recs[0]);
+		break;
+	case M_EVENTFD:
+	case M_FALLBACK:
+		if (counted_epoll_wait(s->ep, 1) < 1)
+			break;
+		if (counted_read(s->fd, &count, sizeof(count)) ==
+		    sizeof(count))
+			events++;
+		break;
+	case M_URING:
+		events = uring_take_all(s);
+		if (!events) {
+			counted_enter(&s->u, 1, 1000000);
+			events = uring_take_all(s);
+		}
+		break;
+	}
+	return events;
+}
+
+struct stream_result {
+	double cpu;		/* consumer us per event (not the turns' work) */
+	double calls;		/* consumer system calls per event */
+	double waker_cpu;	/* waker us per wake */
+	double waker_event;	/* waker us per event */
+	double rate;		/* events per second */
+	double offered;		/* wakes (expirations) per second */
+	double per_event;	/* expirations per event (timer) */
+	double per_turn;	/* events per turn */
+	double work;		/* consumer us per turn's work */
+	double clock;		/* us per turn of a clock read, subtracted */
+};
+
+/*
+ * A run of @secs.  Without @turns the consumer does nothing but take:
+ * its CPU per event is all its CPU.  With @turns each turn does the
+ * calibrated work, then takes; the consumer's CPU per event is that of
+ * the takes alone, each timed by the thread's CPU clock.  A read of
+ * that clock is a system call (no vDSO for it), and the interval
+ * between two reads holds about one: so a third read right after the
+ * second times an empty interval, and the sum of those is taken off
+ * the takes' (and the works') sum.
+ */
+static struct stream_result futex_stream(int method, double secs, bool turns)
+{
+	struct futex_stream *s = calloc(1, sizeof(*s));
+	uint64_t events = 0, nturns = 0, cpu, t0, t1, end;
+	uint64_t c0, c1, c2, work_ns = 0, take_ns = 0, clock_ns = 0;
+	struct stream_result out = {};
+	double consumer_ns;
+
+	if (!s)
+		bench_die("out of memory");
+	calls = 0;
+	futex_stream_open(s, method);
 
 	t0 = bench_now_ns();
 	end = t0 + secs * 1e9;
 	cpu = bench_thread_cpu_ns();
+	c0 = cpu;
 	while (bench_now_ns() < end) {
-		switch (method) {
-		case M_RING:
-			n = ring_take(&r, recs, BATCH);
-			if (n) {
-				events += n;
-				break;
-			}
-			if (ring_overflow(&r)) {
-				got = counted_read(fd, recs, sizeof(recs));
-				if (got > 0)
-					events += got / sizeof(recs[0]);
-				break;
-			}
-			counted_epoll_wait(ep, 1);
-			break;
-		case M_READ:
-			if (counted_epoll_wait(ep, 1) < 1)
-				break;
-			while ((got = counted_read(fd, recs, sizeof(recs))) > 0)
-				events += got / sizeof(recs[0]);
-			break;
-		case M_EVENTFD:
-		case M_FALLBACK:
-			if (counted_epoll_wait(ep, 1) < 1)
-				break;
-			if (counted_read(fd, &count, sizeof(count)) ==
-			    sizeof(count))
-				events++;
-			break;
-		case M_URING: {
-			struct io_uring_cqe *cqe;
-			bool any = false;
-
-			while (io_uring_peek_cqe(&u, &cqe) == 0) {
-				/* woken (0) or the word moved on (EAGAIN) */
-				if (cqe->res != 0 && cqe->res != -EAGAIN) {
-					errno = -cqe->res;
-					bench_die("io_uring FUTEX_WAIT");
-				}
-				io_uring_cqe_seen(&u, cqe);
-				events++;
-				any = true;
-				queue_futex_wait(&u, &w.word);
-			}
-			if (!any)
-				counted_enter(&u, 1, 1000000);
-			break;
+		if (!turns) {
+			events += futex_stream_take(s);
+			continue;
 		}
-		}
+		turn_work(turn_iters);
+		c1 = bench_thread_cpu_ns();
+		events += futex_stream_take(s);
+		c2 = bench_thread_cpu_ns();
+		work_ns += c1 - c0;
+		take_ns += c2 - c1;
+		c0 = bench_thread_cpu_ns();
+		clock_ns += c0 - c2;
+		nturns++;
 	}
 	cpu = bench_thread_cpu_ns() - cpu;
 	t1 = bench_now_ns();
-	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
-	pthread_join(waker, NULL);
-	if (method == M_FALLBACK) {
-		__atomic_store_n(&h.stop, true, __ATOMIC_RELEASE);
-		__atomic_add_fetch(&w.word, 1, __ATOMIC_RELEASE);
-		bench_futex_wake(&w.word, 1);
-		pthread_join(helper, NULL);
-		cpu += h.cpu;
-		calls += h.calls;
-	}
-	if (method == M_RING)
-		ring_close(&r);
-	else if (fd >= 0)
-		close(fd);
-	if (ep >= 0)
-		close(ep);
-	if (method == M_URING)
-		io_uring_queue_exit(&u);
+	consumer_ns = turns ? (double)take_ns - clock_ns : cpu;
+	consumer_ns += futex_stream_close(s);
 	if (!events)
 		bench_die("%s: no event in %.2f s", method_name[method], secs);
-	out.cpu = cpu / 1e3 / events;
+	out.cpu = consumer_ns / 1e3 / events;
 	out.calls = (double)calls / events;
-	out.waker_cpu = w.cpu / 1e3 / (w.wakes ? w.wakes : 1);
+	out.waker_cpu = s->w.cpu / 1e3 / (s->w.wakes ? s->w.wakes : 1);
 	out.rate = events / ((t1 - t0) / 1e9);
-	out.offered = w.wakes / ((t1 - t0) / 1e9);
+	/* over the waker's own run, a little longer than the consumer's */
+	out.offered = s->w.wakes / (s->w.ns / 1e9);
+	/* the waker's CPU per second of its run, per event of a second */
+	out.waker_event = s->w.cpu / 1e3 / (s->w.ns / 1e9) / out.rate;
 	out.per_event = 1;
+	if (turns) {
+		out.per_turn = (double)events / nturns;
+		out.work = ((double)work_ns - clock_ns) / 1e3 / nturns;
+		out.clock = clock_ns / 1e3 / nturns;
+	}
+	free(s);
 	return out;
 }
 
@@ -486,7 +674,7 @@ static struct stream_result timer_stream(int method, uint64_t period,
 	struct ring r;
 	uint64_t events = 0, expirations = 0, cpu, t0, t1, end, ticks;
 	int fd, ep = -1, n;
-	struct stream_result out;
+	struct stream_result out = {};
 	ssize_t got;
 
 	calls = 0;
@@ -616,7 +804,8 @@ static struct stream_result timer_stream(int method, uint64_t period,
 /* ---- rows of the streams ---- */
 
 struct stream_samples {
-	struct samples cpu, calls, waker, rate, offered, per;
+	struct samples cpu, calls, waker, waker_event, rate, offered, per;
+	struct samples per_turn, work, clock;
 };
 
 static void stream_add(struct stream_samples *s, const struct stream_result *r)
@@ -624,9 +813,13 @@ static void stream_add(struct stream_samples *s, const struct stream_result *r)
 	bench_samples_add(&s->cpu, r->cpu);
 	bench_samples_add(&s->calls, r->calls);
 	bench_samples_add(&s->waker, r->waker_cpu);
+	bench_samples_add(&s->waker_event, r->waker_event);
 	bench_samples_add(&s->rate, r->rate);
 	bench_samples_add(&s->offered, r->offered);
 	bench_samples_add(&s->per, r->per_event);
+	bench_samples_add(&s->per_turn, r->per_turn);
+	bench_samples_add(&s->work, r->work);
+	bench_samples_add(&s->clock, r->clock);
 }
 
 static void stream_free(struct stream_samples *s)
@@ -634,18 +827,36 @@ static void stream_free(struct stream_samples *s)
 	bench_samples_free(&s->cpu);
 	bench_samples_free(&s->calls);
 	bench_samples_free(&s->waker);
+	bench_samples_free(&s->waker_event);
 	bench_samples_free(&s->rate);
 	bench_samples_free(&s->offered);
 	bench_samples_free(&s->per);
+	bench_samples_free(&s->per_turn);
+	bench_samples_free(&s->work);
+	bench_samples_free(&s->clock);
 }
 
-static void futex_stream_rows(int reps, double secs)
+/*
+ * With @turns, the stream the goals are about: events arrive while the
+ * consumer does its turn's other work, so that the ring has records
+ * when it looks.  Without, the consumer does nothing but take: faster
+ * than the waker, it empties the ring and sleeps every few records;
+ * those rows report.
+ */
+static void futex_stream_rows(int reps, double secs, bool turns)
 {
 	struct stream_samples s[METHODS] = {};
 	struct samples one = {};
 	int methods[METHODS], nm = 0, i, k;
-	char variant[96];
+	char stream[64], variant[128];
 
+	if (turns)
+		snprintf(stream, sizeof(stream),
+			 "busy futex stream with %dus work per turn",
+			 TURN_NS / 1000);
+	else
+		snprintf(stream, sizeof(stream),
+			 "busy futex stream with no other work");
 	for (k = 0; k < METHODS; k++)
 		if (k != M_URING || have_futex_wait)
 			methods[nm++] = k;
@@ -654,28 +865,33 @@ static void futex_stream_rows(int reps, double secs)
 			/* A B C .. C B A: every other repetition backwards */
 			int m = methods[i % 2 ? nm - 1 - (i / 2 + k) % nm :
 						(i / 2 + k) % nm];
-			struct stream_result r = futex_stream(m, secs);
+			struct stream_result r = futex_stream(m, secs, turns);
 
 			stream_add(&s[m], &r);
 		}
 		bench_samples_add(&one, 1);
-		bench_progress("busy futex stream: repetition %d/%d", i + 1,
-			       reps);
+		bench_progress("%s: repetition %d/%d", stream, i + 1, reps);
 	}
-	bench_report("ring", "busy futex stream", "syscalls per event",
-		     "count", "one per event", &s[M_RING].calls, &one, 0.01);
+	bench_report("ring", stream, "syscalls per event", "count",
+		     "one per event", &s[M_RING].calls, &one,
+		     turns ? 0.01 : 0);
 	for (k = 1; k < nm; k++) {
 		int m = methods[k];
-		bool goal_cpu = m == M_READ || m == M_URING;
+		bool goal_cpu = turns && (m == M_READ || m == M_URING);
+		bool goal_waker = turns && m == M_READ;
 
-		snprintf(variant, sizeof(variant), "busy futex stream vs %s",
+		snprintf(variant, sizeof(variant), "%s vs %s", stream,
 			 method_name[m]);
-		bench_report("ring", variant, "consumer CPU per event", "us",
+		bench_report("ring", variant, turns ?
+			     "consumer CPU per event outside the work" :
+			     "consumer CPU per event", "us",
 			     method_name[m], &s[M_RING].cpu, &s[m].cpu,
 			     goal_cpu ? 0.50 : 0);
+		bench_report("ring", variant, "waker CPU per event", "us",
+			     method_name[m], &s[M_RING].waker_event,
+			     &s[m].waker_event, goal_waker ? 1.10 : 0);
 		bench_report("ring", variant, "waker CPU per wake", "us",
-			     method_name[m], &s[M_RING].waker, &s[m].waker,
-			     m == M_READ ? 1.10 : 0);
+			     method_name[m], &s[M_RING].waker, &s[m].waker, 0);
 		bench_report("ring", variant, "syscalls per event", "count",
 			     method_name[m], &s[M_RING].calls, &s[m].calls, 0);
 		bench_report("ring", variant, "events per second", "1/s",
@@ -683,6 +899,19 @@ static void futex_stream_rows(int reps, double secs)
 		bench_report("ring", variant, "wakes offered per second", "1/s",
 			     method_name[m], &s[M_RING].offered,
 			     &s[m].offered, 0);
+		if (!turns)
+			continue;
+		bench_report("ring", variant, "events per turn", "count",
+			     method_name[m], &s[M_RING].per_turn,
+			     &s[m].per_turn, 0);
+		/* the same work, unless the method slows it down */
+		bench_report("ring", variant, "consumer CPU per turn's work",
+			     "us", method_name[m], &s[M_RING].work,
+			     &s[m].work, 0);
+		/* what was taken off each turn's take (and work) */
+		bench_report("ring", variant, "clock read per turn (subtracted)",
+			     "us", method_name[m], &s[M_RING].clock,
+			     &s[m].clock, 0);
 	}
 	for (k = 0; k < METHODS; k++)
 		stream_free(&s[k]);
@@ -895,13 +1124,16 @@ int main(int argc, char **argv)
 		bench_progress("no IORING_OP_FUTEX_WAIT or READ_MULTISHOT "
 			       "(6.7+): no io_uring rows");
 	bench_pin_cpu(0);
+	turn_calibrate();
 	if (bench_quick) {
-		futex_stream_rows(3, 0.15);
+		futex_stream_rows(3, 0.15, true);
+		futex_stream_rows(3, 0.15, false);
 		timer_stream_rows(3, 0.15);
 		futex_latency_rows(4, 30);
 		timer_latency_rows(4, 300);
 	} else {
-		futex_stream_rows(16, 0.3);
+		futex_stream_rows(16, 0.3, true);
+		futex_stream_rows(8, 0.3, false);
 		timer_stream_rows(16, 0.3);
 		futex_latency_rows(48, 100);
 		timer_latency_rows(32, 800);
