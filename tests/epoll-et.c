@@ -32,21 +32,6 @@ PT_BUDGET(60);
 
 #define TAG	0x5eed
 
-/* One epoll_wait of up to timeout_ms: 0, or 1 for the object, with
- * EPOLLIN alone. */
-static int wait_one(int ep, int timeout_ms)
-{
-	struct epoll_event e[2];
-	int n = CHECK_SYS(epoll_wait(ep, e, 2, timeout_ms));
-
-	if (n) {
-		CHECK_EQ(n, 1);
-		CHECK_EQ(e[0].events, EPOLLIN);
-		CHECK_EQ(e[0].data.u64, TAG);
-	}
-	return n;
-}
-
 /* An epoll set of fd alone, with events. */
 static int epoll_of(int fd, uint32_t events)
 {
@@ -89,42 +74,42 @@ static void once_per_record(const struct pt_kind *k)
 	fd = pt_kind_new(k, dev, POLLFS_NONBLOCK);
 	CHECK_SYS(close(dev));
 	ep = epoll_of(fd, EPOLLIN | EPOLLET);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 
 	/* once, however long the record waits unread */
 	pt_kind_ready(k, fd);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-	CHECK_EQ(wait_one(ep, 0), 0);
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	CHECK(pt_poll_in(fd, 0));	/* still ready, as poll says */
 
 	/* reading it, and taking what the read left, make no edge */
 	read_record(k, fd);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	if (k->take) {
 		k->take(fd);
-		CHECK_EQ(wait_one(ep, 100), 0);
+		CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	}
 	CHECK(!pt_poll_in(fd, 0));
 
 	/* the next record is a new edge */
 	pt_kind_ready(k, fd);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 	read_and_take(k, fd);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 
 	/* EPOLLONESHOT: once, until armed again */
 	rearm(ep, fd, EPOLLIN | EPOLLONESHOT);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 	pt_kind_ready(k, fd);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 	rearm(ep, fd, EPOLLIN | EPOLLONESHOT);
-	CHECK_EQ(wait_one(ep, 0), 1);	/* still unread */
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);	/* still unread */
 	read_and_take(k, fd);
 	rearm(ep, fd, EPOLLIN | EPOLLONESHOT);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
@@ -141,38 +126,38 @@ TEST(signal_new_signals_and_partial_reads)
 	fd = ps_signal(ps_bit(SIGUSR1) | ps_bit(SIGRTMIN), POLLFS_NONBLOCK);
 	ep = epoll_of(fd, EPOLLIN | EPOLLET);
 	CHECK_SYS(kill(getpid(), SIGUSR1));
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 
 	/* a new signal is a new edge, the first still unread */
 	CHECK_SYS(kill(getpid(), SIGRTMIN));
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 
 	/* partly read: no new report */
 	CHECK_EQ(ps_read_one(fd, psi), 1);
 	ps_check_sig(&psi[0], SIGUSR1, SI_USER);
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	CHECK_EQ(ps_read_one(fd, psi), 1);
 	ps_check_sig(&psi[0], SIGRTMIN, SI_USER);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	ps_expect_empty(fd);
 
 	/* two queued while nothing was: one edge */
 	CHECK_SYS(kill(getpid(), SIGRTMIN));
 	CHECK_SYS(kill(getpid(), SIGRTMIN));
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 	CHECK_EQ(ps_read_n(fd, psi, 4), 2);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 
 	/* EPOLLONESHOT: one arriving while disarmed is not reported, and
 	 * both are there when it is armed again */
 	rearm(ep, fd, EPOLLIN | EPOLLONESHOT);
 	CHECK_SYS(kill(getpid(), SIGUSR1));
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 	CHECK_SYS(kill(getpid(), SIGRTMIN));
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	rearm(ep, fd, EPOLLIN | EPOLLONESHOT);
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	CHECK_EQ(ps_read_n(fd, psi, 4), 2);
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
@@ -189,22 +174,22 @@ TEST(timer_rearmed_unread_and_periodic)
 	t = tmr_new(POLLFS_NONBLOCK);
 	ep = epoll_of(t, EPOLLIN | EPOLLET);
 	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 
 	/* re-armed without reading: the new expiry is reported once */
 	tmr_arm(t, CLOCK_MONOTONIC, 0, MS(20), 0);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	tmr_read_event(t, &ev);
 	tmr_check_oneshot(&ev);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 
 	/* periodic, read after each report: the next expiry after a read is
 	 * a new edge, reported again */
 	t0 = pt_mono();
 	tmr_arm(t, CLOCK_MONOTONIC, 0, period, period);
 	for (int i = 0; i < 5; i++) {
-		CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 		tmr_read_event(t, &ev);
 		CHECK(ev.expirations >= 1);
 	}
@@ -217,9 +202,9 @@ TEST(timer_rearmed_unread_and_periodic)
 	tmr_disarm(t);
 	t0 = pt_mono();
 	tmr_arm(t, CLOCK_MONOTONIC, 0, period, period);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 	for (events = 1; pt_mono() - t0 < MS(400) && events < 1000; )
-		events += wait_one(ep, 20);
+		events += pt_epoll_wait_one(ep, 20, TAG);
 	tmr_read_event(t, &ev);
 	pt_diag("%d reports, %llu expirations in %lld ms", events,
 		(unsigned long long)ev.expirations,
@@ -255,7 +240,7 @@ FIXTURE_SETUP(aio)
 			       0, i);
 		self->ptrs[i] = &self->cbs[i];
 	}
-	CHECK_EQ(wait_one(self->ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(self->ep, 0, TAG), 0);
 }
 
 FIXTURE_TEARDOWN(aio)
@@ -278,27 +263,27 @@ TEST_F(aio, aio_one_report_per_completion_batch)
 	struct iocb **ptrs = self->ptrs;
 
 	ax_submit(ctx, 1, ptrs);
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	ax_expect_avail(fd, ctx, 1);
 
 	/* a second completion, the first still unreaped: a new report */
 	ax_submit(ctx, 1, ptrs);
-	CHECK_EQ(wait_one(ep, 0), 1);
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	ax_expect_avail(fd, ctx, 2);
 
 	/* a batch of BATCH completions in one io_submit: one report */
 	ax_submit(ctx, BATCH, ptrs);
-	CHECK_EQ(wait_one(ep, 0), 1);
-	CHECK_EQ(wait_one(ep, 200), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	ax_expect_avail(fd, ctx, 2 + BATCH);
 
 	/* reaping, partly or wholly, is no edge */
 	CHECK_EQ(ax_reap(ctx, 5, 5, ev, 0), 5);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	ax_expect_avail(fd, ctx, BATCH - 3);
 	CHECK_EQ(ax_reap(ctx, BATCH - 3, BATCH, ev, 0), BATCH - 3);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	ax_expect_empty(fd);
 }
 
@@ -315,7 +300,7 @@ TEST_F(aio, aio_async_poll_batch_wakes_sleeping_epoll)
 	for (int i = 0; i < BATCH; i++)
 		ax_prep_poll(&cbs[i], pfd[0], POLLIN, 100 + i);
 	ax_submit(ctx, BATCH, ptrs);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	{
 		struct ax_trigger t;
 
@@ -326,7 +311,7 @@ TEST_F(aio, aio_async_poll_batch_wakes_sleeping_epoll)
 		t.pipe[0] = pfd[0];
 		t.pipe[1] = pfd[1];
 		ax_trigger_start(&t);
-		CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 		CHECK(ax_trigger_fired(&t));
 		ax_trigger_join(&t);
 	}
@@ -346,8 +331,8 @@ TEST_F(aio, aio_async_poll_batch_wakes_sleeping_epoll)
 				     (unsigned long long)pev.available, BATCH);
 			pt_sleep_ms(5);
 		}
-		CHECK_RANGE(wait_one(ep, 0), 0, 1);
-		CHECK_EQ(wait_one(ep, 200), 0);
+		CHECK_RANGE(pt_epoll_wait_one(ep, 0, TAG), 0, 1);
+		CHECK_EQ(pt_epoll_wait_one(ep, 200, TAG), 0);
 	}
 	CHECK_EQ(ax_reap(ctx, BATCH, BATCH, ev, 0), BATCH);
 	for (int i = 0; i < BATCH; i++)

@@ -28,21 +28,6 @@ PT_BUDGET(60);
 
 #define TAG	7
 
-/* One epoll_wait of up to timeout_ms: 0, or 1 for the object tagged
- * TAG, with EPOLLIN alone. */
-static int wait_one(int ep, int timeout_ms)
-{
-	struct epoll_event e[2];
-	int n = CHECK_SYS(epoll_wait(ep, e, 2, timeout_ms));
-
-	if (n) {
-		CHECK_EQ(n, 1);
-		CHECK_EQ(e[0].events, EPOLLIN);
-		CHECK_EQ(e[0].data.u64, TAG);
-	}
-	return n;
-}
-
 static void add(int ep, int fd, uint32_t events, uint64_t tag)
 {
 	struct epoll_event e = { .events = events, .data.u64 = tag };
@@ -107,47 +92,47 @@ static void until_taken(const struct pt_kind *k)
 	CHECK_SYS(close(dev));
 	ep = epoll_of(fd, EPOLLIN);
 	ep1 = epoll_of(fd, EPOLLIN | EPOLLONESHOT);
-	CHECK_EQ(wait_one(ep, 0), 0);
-	CHECK_EQ(wait_one(ep, 100), 0);
-	CHECK_EQ(wait_one(ep1, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep1, 0, TAG), 0);
 
 	/* at every wait until taken; one-shot: once */
 	pt_kind_ready(k, fd);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 	for (int i = 0; i < 5; i++)
-		CHECK_EQ(wait_one(ep, 0), 1);
-	CHECK_EQ(wait_one(ep, 100), 1);
-	CHECK_EQ(wait_one(ep1, 0), 1);
-	CHECK_EQ(wait_one(ep1, 100), 0);	/* one-shot: disarmed */
+		CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep1, 0, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep1, 100, TAG), 0);	/* one-shot: disarmed */
 	read_record(k, fd);
 	/* a read that takes nothing: still reported, until taken */
 	if (k->read_peeks)
-		CHECK_EQ(wait_one(ep, 0), 1);
+		CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	if (k->take)
 		k->take(fd);
-	CHECK_EQ(wait_one(ep, 0), 0);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 
 	/* one-shot armed again with nothing ready: quiet until a record */
 	CHECK_SYS(epoll_ctl(ep1, EPOLL_CTL_MOD, fd, &e));
-	CHECK_EQ(wait_one(ep1, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep1, 100, TAG), 0);
 	pt_kind_ready(k, fd);
-	CHECK_EQ(wait_one(ep1, PT_WAIT_MS), 1);
-	CHECK_EQ(wait_one(ep1, 0), 0);
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep1, PT_WAIT_MS, TAG), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep1, 0, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	/* armed again while readable: reported again at once */
 	CHECK_SYS(epoll_ctl(ep1, EPOLL_CTL_MOD, fd, &e));
-	CHECK_EQ(wait_one(ep1, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep1, 0, TAG), 1);
 	read_and_take(k, fd);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 
 	/* a sleeping epoll_wait woken */
 	m.fd = fd;
 	CHECK_EQ(pthread_create(&t, NULL, make_after_wait, &m), 0);
-	CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 	ps_join(t);
 	read_and_take(k, fd);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 
 	CHECK_SYS(close(ep1));
 	CHECK_SYS(close(ep));
@@ -181,23 +166,23 @@ TEST(signal_queued_and_outside_the_mask)
 
 	/* outside the mask: not reported */
 	CHECK_SYS(kill(getpid(), SIGUSR2));
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 
 	/* two queued, one read: still reported */
 	CHECK_SYS(kill(getpid(), SIGRTMIN));
 	CHECK_SYS(kill(getpid(), SIGRTMIN));
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	CHECK_EQ(ps_read_one(fd, psi), 1);
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	CHECK_EQ(ps_read_one(fd, psi), 1);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 
 	/* a sleeping epoll_wait not woken by one outside the mask */
 	CHECK_EQ(pthread_create(&t, NULL, send_after_wait,
 				(void *)(intptr_t)SIGUSR2), 0);
-	CHECK_EQ(wait_one(ep, 500), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 500, TAG), 0);
 	ps_join(t);
-	CHECK_EQ(wait_one(ep, 0), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));
 }
@@ -216,22 +201,22 @@ TEST(timer_not_before_it_expires_nor_another)
 	other = tmr_new(POLLFS_NONBLOCK);
 	ep = epoll_of(t, EPOLLIN);
 	add(ep, other, EPOLLIN, TAG + 1);
-	CHECK_EQ(wait_one(ep, 0), 0);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 
 	for (int round = 0; round < 3; round++) {
 		t0 = pt_mono();
 		tmr_arm(t, CLOCK_MONOTONIC, 0, MS(50), 0);
-		CHECK_EQ(wait_one(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(pt_epoll_wait_one(ep, PT_WAIT_MS, TAG), 1);
 		CHECK(pt_mono() >= t0 + MS(50));
 		/* again and again until read */
 		for (int i = 0; i < 5; i++)
-			CHECK_EQ(wait_one(ep, 0), 1);
-		CHECK_EQ(wait_one(ep, 1000), 1);
+			CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
+		CHECK_EQ(pt_epoll_wait_one(ep, 1000, TAG), 1);
 		tmr_read_event(t, &ev);
 		tmr_check_oneshot(&ev);
-		CHECK_EQ(wait_one(ep, 0), 0);
-		CHECK_EQ(wait_one(ep, 100), 0);
+		CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
+		CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	}
 	CHECK_SYS(close(t));
 	CHECK_SYS(close(other));
@@ -259,15 +244,15 @@ TEST(aio_reaped_in_parts)
 		ptrs[i] = &cbs[i];
 	}
 	ax_submit(ctx, 3, ptrs);
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	ax_expect_avail(fd, ctx, 3);
 	CHECK_EQ(ax_reap(ctx, 2, 2, ev, 0), 2);
-	CHECK_EQ(wait_one(ep, 0), 1);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 1);
 	ax_expect_avail(fd, ctx, 1);
 	CHECK_EQ(ax_reap(ctx, 1, 8, ev, 0), 1);
 	ax_check_event(&ev[0], 2, sizeof(data));
-	CHECK_EQ(wait_one(ep, 0), 0);
-	CHECK_EQ(wait_one(ep, 100), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 0, TAG), 0);
+	CHECK_EQ(pt_epoll_wait_one(ep, 100, TAG), 0);
 	ax_expect_empty(fd);
 	CHECK_SYS(close(ep));
 	CHECK_SYS(close(fd));

@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -844,4 +845,17 @@ ssize_t pt_read_nb(int fd, void *buf, size_t n)
 		fcntl(fd, F_SETFL, fl);
 	errno = e;
 	return r;
+}
+
+int pt_epoll_wait_one(int ep, int timeout_ms, uint64_t tag)
+{
+	struct epoll_event e[2];
+	int n = CHECK_SYS(epoll_wait(ep, e, 2, timeout_ms));
+
+	if (n) {
+		CHECK_EQ(n, 1);
+		CHECK_EQ(e[0].events, EPOLLIN);
+		CHECK_EQ(e[0].data.u64, tag);
+	}
+	return n;
 }
