@@ -48,6 +48,8 @@ bench-build:
 # the man pages, their headers naming VERSION; DESTDIR stages them.
 # make uninstall removes exactly those.
 MANPAGES = $(wildcard man/*.3 man/*.7)
+MAN_INSTALLED = $(foreach page,$(MANPAGES),\
+	$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page)))
 
 #> install libpollfs, its headers, libpollfs.pc, the man pages (PREFIX, DESTDIR)
 install: install-lib install-man
@@ -58,17 +60,15 @@ install-lib:
 
 install-man:
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
-	for page in $(MANPAGES); do \
-		dest=$(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}; \
-		sed '/^\.TH /s/"pollfs[^"]*"/"pollfs $(VERSION)"/' $$page >$$dest && \
-		chmod 0644 $$dest || exit 1; \
-	done
+	install -m 0644 $(filter %.3,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
+	sed -i '/^\.TH /s/"pollfs[^"]*"/"pollfs $(VERSION)"/' $(MAN_INSTALLED)
 
 #> uninstall remove exactly what make install installed
 uninstall:
 	$(MAKE) -C userlib uninstall PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
 		INCLUDEDIR=$(INCLUDEDIR)
-	rm -f $(foreach page,$(MANPAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page)))
+	rm -f $(MAN_INSTALLED)
 
 #> clean remove what the build made
 clean:
