@@ -262,8 +262,9 @@ int pt_dev_at(const char *file, int line);
 /* A read with O_NONBLOCK set for it, whatever the fd's own flags:
  * read()'s result, its errno kept. */
 ssize_t pt_read_nb(int fd, void *buf, size_t n);
-/* One epoll_wait of ep for up to timeout_ms: 0, or 1 for the one object
- * tagged tag, with EPOLLIN alone (anything else fails the test). */
+/* One epoll_wait of ep for up to timeout_ms (again after EINTR): 0, or 1
+ * for the one object tagged tag, with EPOLLIN alone (anything else fails
+ * the test). */
 int pt_epoll_wait_one(int ep, int timeout_ms, uint64_t tag);
 #define pt_poll_in(fd, timeout_ms)					\
 	pt_poll_in_at(__FILE__, __LINE__, (fd), (timeout_ms))
