@@ -198,7 +198,9 @@ int pt_run_tests(void);
  * a check failing in the teardown fails the TEST.  A failing check or a
  * skip in the setup ends the TEST there, with no teardown.  Only the
  * process that ran the setup tears down: a child the test forks ends
- * with none.
+ * with none.  A fixture several programs share stands in a header of
+ * tests/lib (futex.h's fx_epoll): its setup and teardown may go unused
+ * in a program that includes it.
  */
 #define FIXTURE(name) struct pt_fixture_##name
 
@@ -207,10 +209,11 @@ int pt_run_tests(void);
 	struct pt_fixture_##fixture *self __attribute__((unused))
 
 #define FIXTURE_SETUP(name)						\
-	static void pt_setup_##name(PT_SELF(name))
+	__attribute__((unused)) static void pt_setup_##name(PT_SELF(name))
 
 #define FIXTURE_TEARDOWN(name)						\
 	static void pt_teardown_##name(PT_SELF(name));			\
+	__attribute__((unused))						\
 	static void pt_teardown_any_##name(void *self)			\
 	{								\
 		pt_teardown_##name(self);				\
