@@ -99,8 +99,8 @@ check-dkms:
 	$(MAKE) lib tests
 	tar -cf build/pollfs-src.tar Makefile Kbuild dkms.conf VERSION \
 		$(MODULE_FILES) $(DKMS_SCRIPTS) dkms/kernel-postinst include \
-		vm/kernels vm/kernel-version vm/lib.sh vm/lanes.mk dkms/packaging.mk \
-		tests/syz/syz.mk
+		vm/kernels vm/kernel-version vm/lib.sh vm/kernel.mk vm/lanes.mk \
+		dkms/packaging.mk tests/syz/syz.mk
 	vm/run --rootfs dkms --no-module --mem 3072 --timeout 1800 \
 		--add build/pollfs-src.tar --add tests/packaging/dkms/check -- /check
 

@@ -23,48 +23,6 @@ static uint32_t word = 50;
 static uint32_t words[3] = { 7, 8, 9 };
 static atomic_int sleeper_tid;
 
-static int ep_wait(int ep, int timeout_ms)
-{
-	struct epoll_event e[4];
-	int n;
-
-	do
-		n = epoll_wait(ep, e, 4, timeout_ms);
-	while (n < 0 && errno == EINTR);
-	CHECK_SYS(n);
-	if (n) {
-		CHECK_EQ(n, 1);
-		CHECK(e[0].events & EPOLLIN);
-		CHECK_EQ(e[0].data.u64, 0xabc);
-	}
-	return n;
-}
-
-/* A non-blocking object, and an epoll set for it. */
-FIXTURE(object) {
-	int fd, ep;
-};
-
-FIXTURE_SETUP(object)
-{
-	self->fd = fx_new(POLLFS_NONBLOCK);
-	self->ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
-}
-
-FIXTURE_TEARDOWN(object)
-{
-	CHECK_SYS(close(self->ep));
-	CHECK_SYS(close(self->fd));
-}
-
-/* The object in its epoll set, for events. */
-static void watch(const struct pt_fixture_object *self, uint32_t events)
-{
-	struct epoll_event e = { .events = events, .data.u64 = 0xabc };
-
-	CHECK_SYS(epoll_ctl(self->ep, EPOLL_CTL_ADD, self->fd, &e));
-}
-
 /* Reads records until EAGAIN; returns how many came, into got[]. */
 static int drain(int fd, struct pollfs_futex_event *got, int max)
 {
@@ -140,46 +98,46 @@ TEST(blocking_read_sleeps_until_another_threads_wake)
 	CHECK_SYS(close(bfd));
 }
 
-TEST_F(object, epollet_one_edge_per_wake_drained_until_eagain)
+TEST_F(fx_epoll, epollet_one_edge_per_wake_drained_until_eagain)
 {
 	struct pollfs_futex_event got[8];
 	int fd = self->fd, ep = self->ep;
 
 	fx_arm(fd, &word, word, FX_PRIVATE | FX_WATCH);
-	watch(self, EPOLLIN | EPOLLET);
-	CHECK_EQ(ep_wait(ep, 0), 0);
+	fx_epoll_add(ep, fd, EPOLLIN | EPOLLET);
+	CHECK_EQ(fx_epoll_wait(ep, 0), 0);
 	for (int i = 0; i < 10; i++) {
 		word = 100 + (uint32_t)i;
 		CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
-		CHECK_EQ(ep_wait(ep, PT_WAIT_MS), 1);
-		CHECK_EQ(ep_wait(ep, 0), 0);	/* one edge */
+		CHECK_EQ(fx_epoll_wait(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(fx_epoll_wait(ep, 0), 0);	/* one edge */
 		CHECK_EQ(drain(fd, got, 8), 1);
 		fx_check_rec(&got[0], &word, 100 + (uint32_t)i,
 			     FX_PRIVATE | FX_WATCH);
-		CHECK_EQ(ep_wait(ep, 0), 0);	/* the drain woke nothing */
+		CHECK_EQ(fx_epoll_wait(ep, 0), 0);	/* the drain woke nothing */
 		fx_expect_armed(fd);
 	}
 }
 
-TEST_F(object, level_triggered_reported_until_read)
+TEST_F(fx_epoll, level_triggered_reported_until_read)
 {
 	struct pollfs_futex_event got[8];
 	int fd = self->fd, ep = self->ep;
 
 	fx_arm(fd, &word, word, FX_PRIVATE | FX_WATCH);
-	watch(self, EPOLLIN);
-	CHECK_EQ(ep_wait(ep, 0), 0);
+	fx_epoll_add(ep, fd, EPOLLIN);
+	CHECK_EQ(fx_epoll_wait(ep, 0), 0);
 	for (int i = 0; i < 5; i++) {
 		word = 200 + (uint32_t)i;
 		CHECK_EQ(fx_wake(&word, INT_MAX, FX_PRIVATE), 1);
-		CHECK_EQ(ep_wait(ep, PT_WAIT_MS), 1);
-		CHECK_EQ(ep_wait(ep, 0), 1);
-		CHECK_EQ(ep_wait(ep, 0), 1);
+		CHECK_EQ(fx_epoll_wait(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(fx_epoll_wait(ep, 0), 1);
+		CHECK_EQ(fx_epoll_wait(ep, 0), 1);
 		CHECK_EQ(drain(fd, got, 8), 1);
 		fx_check_rec(&got[0], &word, 200 + (uint32_t)i,
 			     FX_PRIVATE | FX_WATCH);
-		CHECK_EQ(ep_wait(ep, 0), 0);
-		CHECK_EQ(ep_wait(ep, 20), 0);
+		CHECK_EQ(fx_epoll_wait(ep, 0), 0);
+		CHECK_EQ(fx_epoll_wait(ep, 20), 0);
 	}
 }
 
@@ -189,13 +147,13 @@ TEST_F(object, level_triggered_reported_until_read)
  * (none is lost to the re-arm of another), with its word's value; then
  * all three are armed again.
  */
-TEST_F(object, waitany_set_drained_once_per_woken_record)
+TEST_F(fx_epoll, waitany_set_drained_once_per_woken_record)
 {
 	struct pollfs_futex_event got[8], evs[3];
 	int fd = self->fd, ep = self->ep;
 	bool seen[3];
 
-	watch(self, EPOLLIN | EPOLLET);
+	fx_epoll_add(ep, fd, EPOLLIN | EPOLLET);
 	for (int i = 0; i < 3; i++)
 		evs[i] = fx_ev(&words[i], words[i], FX_PRIVATE | FX_WATCH);
 	fx_armv(fd, evs, 3);
@@ -204,7 +162,7 @@ TEST_F(object, waitany_set_drained_once_per_woken_record)
 			words[i] += 10;
 			CHECK_EQ(fx_wake(&words[i], 1, FX_PRIVATE), 1);
 		}
-		CHECK_EQ(ep_wait(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(fx_epoll_wait(ep, PT_WAIT_MS), 1);
 		CHECK_EQ(drain(fd, got, 8), 3);
 		memset(seen, 0, sizeof(seen));
 		for (int k = 0; k < 3; k++) {
@@ -218,13 +176,13 @@ TEST_F(object, waitany_set_drained_once_per_woken_record)
 			fx_check_rec(&got[k], &words[i], words[i],
 				     FX_PRIVATE | FX_WATCH);
 		}
-		CHECK_EQ(ep_wait(ep, 0), 0);
+		CHECK_EQ(fx_epoll_wait(ep, 0), 0);
 		fx_expect_armed(fd);
 	}
 	/* and each one alone */
 	for (int i = 0; i < 3; i++) {
 		CHECK_EQ(fx_wake(&words[i], 1, FX_PRIVATE), 1);
-		CHECK_EQ(ep_wait(ep, PT_WAIT_MS), 1);
+		CHECK_EQ(fx_epoll_wait(ep, PT_WAIT_MS), 1);
 		CHECK_EQ(drain(fd, got, 8), 1);
 		fx_check_rec(&got[0], &words[i], words[i],
 			     FX_PRIVATE | FX_WATCH);

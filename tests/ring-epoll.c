@@ -54,14 +54,15 @@ static void store_and_wake(uint32_t *word, uint32_t val, long counted)
 	CHECK_EQ(fx_wake(word, INT_MAX, FX_PRIVATE), counted);
 }
 
-TEST(level_futex)
+TEST_F(fx_epoll, level_futex)
 {
 	static uint32_t word;
 	struct pollfs_futex_event got[4];
 	struct rg_ring ring;
-	int fd = fx_new(POLLFS_NONBLOCK), ep = epoll_of(fd, EPOLLIN);
+	int fd = self->fd, ep = self->ep;
 	uint32_t tail;
 
+	fx_epoll_add(ep, fd, EPOLLIN);
 	rg_setup(&ring, fd, 2, RG_FUTEX_REC);
 	fx_arm(fd, &word, 0, WATCHED);
 	CHECK(!in_event(ep, 0));
@@ -99,17 +100,16 @@ TEST(level_futex)
 	fx_check_rec(&got[0], &word, 5, WATCHED);
 	CHECK(!in_event(ep, 0));
 	rg_unmap(&ring);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
-TEST(edge_futex)
+TEST_F(fx_epoll, edge_futex)
 {
 	static uint32_t word;
 	struct pollfs_futex_event got[8];
 	struct rg_ring ring;
-	int fd = fx_new(POLLFS_NONBLOCK), ep = epoll_of(fd, EPOLLIN | EPOLLET);
+	int fd = self->fd, ep = self->ep;
 
+	fx_epoll_add(ep, fd, EPOLLIN | EPOLLET);
 	rg_setup(&ring, fd, 8, RG_FUTEX_REC);
 	fx_arm(fd, &word, 0, WATCHED);
 	store_and_wake(&word, 1, 1);
@@ -129,8 +129,6 @@ TEST(edge_futex)
 	CHECK_EQ(rg_take(&ring, got, 8), 1);
 	fx_check_rec(&got[0], &word, 3, WATCHED);
 	rg_unmap(&ring);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 static void timer_in_epoll(uint32_t events)
@@ -197,14 +195,15 @@ static void *wake_later(void *arg)
 	return NULL;
 }
 
-TEST(wakes_a_sleeping_epoll_wait)
+TEST_F(fx_epoll, wakes_a_sleeping_epoll_wait)
 {
 	struct pollfs_futex_event got;
 	struct rg_ring ring;
-	int fd = fx_new(POLLFS_NONBLOCK), ep = epoll_of(fd, EPOLLIN | EPOLLET);
+	int fd = self->fd, ep = self->ep;
 	pthread_t th;
 	int64_t t0;
 
+	fx_epoll_add(ep, fd, EPOLLIN | EPOLLET);
 	rg_setup(&ring, fd, 4, RG_FUTEX_REC);
 	fx_arm(fd, &sleeper_word, 0, WATCHED);
 	CHECK_EQ(pthread_create(&th, NULL, wake_later, NULL), 0);
@@ -215,8 +214,6 @@ TEST(wakes_a_sleeping_epoll_wait)
 	CHECK_EQ(rg_take(&ring, &got, 1), 1);
 	fx_check_rec(&got, &sleeper_word, 1, WATCHED);
 	rg_unmap(&ring);
-	CHECK_SYS(close(ep));
-	CHECK_SYS(close(fd));
 }
 
 int main(void)

@@ -2,8 +2,9 @@
 #
 # The checks, included by the top Makefile: the guest's lanes, which
 # vm/setup, vm/run and vm/check drive (docs/testing.md says what each
-# is for, vm/README.md how the harness works), the benchmarks and the style check.  Every variable of the
-# top Makefile (KERNEL, KDIR, BTF, BUILD_ROOT, staged-module) holds.
+# is for, vm/README.md how the harness works), the benchmarks and the
+# style check.  Every variable of vm/kernel.mk (KERNEL, KDIR, BTF,
+# BUILD_ROOT, staged-module) holds.
 
 #>> Checks, in the QEMU guest unless said (vm/lanes.mk)
 

@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -64,6 +65,47 @@ void fx_armv_at(const char *file, int line, int fd,
  */
 void fx_disarm_at(const char *file, int line, int fd);
 #define fx_disarm(fd) fx_disarm_at(__FILE__, __LINE__, (fd))
+
+/* ---- an object in epoll: a fixture ---- */
+
+/*
+ * TEST_F(fx_epoll, name): self->fd, a non-blocking object, and self->ep,
+ * an epoll instance, empty (the test adds the object with the events it
+ * is about, fx_epoll_add()); both closed at the end.  fx_epoll_wait()
+ * waits for its events.
+ */
+#define FX_EPOLL_TAG	0x5eedu
+
+FIXTURE(fx_epoll) {
+	int fd, ep;
+};
+
+FIXTURE_SETUP(fx_epoll)
+{
+	self->fd = fx_new(POLLFS_NONBLOCK);
+	self->ep = CHECK_SYS(epoll_create1(EPOLL_CLOEXEC));
+}
+
+FIXTURE_TEARDOWN(fx_epoll)
+{
+	CHECK_SYS(close(self->ep));
+	CHECK_SYS(close(self->fd));
+}
+
+/* EPOLL_CTL_ADD of fd to ep for events, tagged FX_EPOLL_TAG. */
+static inline void fx_epoll_add(int ep, int fd, uint32_t events)
+{
+	struct epoll_event e = { .events = events, .data.u64 = FX_EPOLL_TAG };
+
+	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
+}
+
+/* pt_epoll_wait_one() for an object fx_epoll_add() added: 0, or 1 for
+ * its EPOLLIN. */
+static inline int fx_epoll_wait(int ep, int timeout_ms)
+{
+	return pt_epoll_wait_one(ep, timeout_ms, FX_EPOLL_TAG);
+}
 
 /* ---- futex(2) ---- */
 

@@ -850,8 +850,12 @@ ssize_t pt_read_nb(int fd, void *buf, size_t n)
 int pt_epoll_wait_one(int ep, int timeout_ms, uint64_t tag)
 {
 	struct epoll_event e[2];
-	int n = CHECK_SYS(epoll_wait(ep, e, 2, timeout_ms));
+	int n;
 
+	do
+		n = epoll_wait(ep, e, 2, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	CHECK_SYS(n);
 	if (n) {
 		CHECK_EQ(n, 1);
 		CHECK_EQ(e[0].events, EPOLLIN);

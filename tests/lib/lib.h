@@ -198,7 +198,9 @@ int pt_run_tests(void);
  * a check failing in the teardown fails the TEST.  A failing check or a
  * skip in the setup ends the TEST there, with no teardown.  Only the
  * process that ran the setup tears down: a child the test forks ends
- * with none.
+ * with none.  A fixture several programs share stands in a header of
+ * tests/lib (futex.h's fx_epoll): its setup and teardown may go unused
+ * in a program that includes it.
  */
 #define FIXTURE(name) struct pt_fixture_##name
 
@@ -207,10 +209,11 @@ int pt_run_tests(void);
 	struct pt_fixture_##fixture *self __attribute__((unused))
 
 #define FIXTURE_SETUP(name)						\
-	static void pt_setup_##name(PT_SELF(name))
+	__attribute__((unused)) static void pt_setup_##name(PT_SELF(name))
 
 #define FIXTURE_TEARDOWN(name)						\
 	static void pt_teardown_##name(PT_SELF(name));			\
+	__attribute__((unused))						\
 	static void pt_teardown_any_##name(void *self)			\
 	{								\
 		pt_teardown_##name(self);				\
@@ -262,8 +265,9 @@ int pt_dev_at(const char *file, int line);
 /* A read with O_NONBLOCK set for it, whatever the fd's own flags:
  * read()'s result, its errno kept. */
 ssize_t pt_read_nb(int fd, void *buf, size_t n);
-/* One epoll_wait of ep for up to timeout_ms: 0, or 1 for the one object
- * tagged tag, with EPOLLIN alone (anything else fails the test). */
+/* One epoll_wait of ep for up to timeout_ms (again after EINTR): 0, or 1
+ * for the one object tagged tag, with EPOLLIN alone (anything else fails
+ * the test). */
 int pt_epoll_wait_one(int ep, int timeout_ms, uint64_t tag);
 #define pt_poll_in(fd, timeout_ms)					\
 	pt_poll_in_at(__FILE__, __LINE__, (fd), (timeout_ms))
