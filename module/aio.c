@@ -224,8 +224,20 @@ static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
 #endif
 
-#if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || !IS_ENABLED(CONFIG_RETHOOK)
-#error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS and CONFIG_RETHOOK"
+/*
+ * What the return hook needs, each refused by name: the kernel's config
+ * first, then the shapes of rethook's functions in its BTF.
+ */
+#if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS: the hook of aio_complete()'s return starts in an ftrace callback at its entry, and rethook_hook() needs that callback's saved registers"
+#endif
+#if !IS_ENABLED(CONFIG_RETHOOK)
+#error "AIO objects need CONFIG_RETHOOK: a completion is in the ring only at aio_complete()'s return, which pollfs hooks with rethook (module/README.md says why not with a kretprobe or an fprobe)"
+#endif
+#if IS_ENABLED(CONFIG_RETHOOK) && \
+	(!defined(POLLFS_RETHOOK_TRY_GET) || !defined(POLLFS_RETHOOK_HOOK) || \
+	 !defined(POLLFS_RETHOOK_FREE))
+#error "this kernel's rethook_try_get(), rethook_hook() or rethook_free() has none of the shapes of module/internals.list"
 #endif
 #ifndef POLLFS_AIO_COMPLETE
 #error "this kernel's aio_complete() is inlined: AIO objects could not see completions"
@@ -369,7 +381,7 @@ static struct rethook *pollfs_aio_rethook_alloc(void)
 #ifdef POLLFS_RETHOOK_ALLOC_POOL
 	return pollfs_call(rethook_alloc)(NULL, pollfs_aio_handler,
 					  sizeof(struct pollfs_aio_return), num);
-#elif defined(POLLFS_RETHOOK_ADD_NODE)
+#elif defined(POLLFS_RETHOOK_ALLOC) && defined(POLLFS_RETHOOK_ADD_NODE)
 	struct pollfs_aio_return *ret;
 	struct rethook *rh;
 
@@ -385,7 +397,7 @@ static struct rethook *pollfs_aio_rethook_alloc(void)
 		pollfs_call(rethook_add_node)(rh, &ret->node);
 	}
 	return rh;
-#else
+#elif IS_ENABLED(CONFIG_RETHOOK)	/* else refused above */
 #error "this kernel's rethook_alloc() makes no pool and has no rethook_add_node()"
 #endif
 }

@@ -16,6 +16,14 @@
 #define POLLFS_KSYMS_DEFINE
 #include "ksyms.h"
 
+/*
+ * The variables are found by name too, and kallsyms holds names outside
+ * the kernel's code only with KALLSYMS_ALL (Debian's arm64 6.1 has none).
+ */
+#if !IS_ENABLED(CONFIG_KALLSYMS_ALL)
+#error "pollfs needs CONFIG_KALLSYMS_ALL: the kernel variables it reads (the var lines of module/internals.list: futex_q_init, the bounds of the BTF) are found by name when it loads, and without it kallsyms names only the kernel's code"
+#endif
+
 struct pollfs_ksyms pollfs_ksyms;
 
 DEFINE_STATIC_CALL_NULL(pollfs_kallsyms_lookup_name, kallsyms_lookup_name);
