@@ -530,6 +530,46 @@ static uint64_t ring_take_all(struct ring *r, void *buf, uint32_t cap,
 	return events;
 }
 
+/*
+ * A take by the ring: every record there is, and only when there is
+ * none a sleep in epoll_wait (1 ms at most), then every record again.
+ */
+static uint64_t ring_take_or_sleep(struct ring *r, int ep, void *buf,
+				   uint32_t cap,
+				   void (*seen)(void *arg, const void *recs,
+						uint32_t n),
+				   void *arg)
+{
+	uint64_t events = ring_take_all(r, buf, cap, seen, arg);
+
+	if (!events && counted_epoll_wait(ep, 1) > 0)
+		events = ring_take_all(r, buf, cap, seen, arg);
+	return events;
+}
+
+/*
+ * A take by (a), a pollfs object read: epoll_wait (1 ms at most), then
+ * read(2) of @size-byte records into @buf (@len bytes) until EAGAIN.
+ */
+static uint64_t epoll_read_all(int ep, int fd, void *buf, size_t len,
+			       size_t size,
+			       void (*seen)(void *arg, const void *recs,
+					    uint32_t n),
+			       void *arg)
+{
+	uint64_t events = 0;
+	ssize_t got;
+
+	if (counted_epoll_wait(ep, 1) < 1)
+		return 0;
+	while ((got = counted_read(fd, buf, len)) > 0) {
+		if (seen)
+			seen(arg, buf, got / size);
+		events += got / size;
+	}
+	return events;
+}
+
 /* Every completion there is, each FUTEX_WAIT queued again. */
 static uint64_t uring_take_all(struct futex_stream *s)
 {
@@ -561,21 +601,15 @@ static uint64_t futex_stream_take(void *arg)
 {
 	struct futex_stream *s = arg;
 	uint64_t events = 0, count;
-	ssize_t got;
 
 	switch (s->method) {
 	case M_RING:
-		events = ring_take_all(&s->r, s->recs, BATCH, NULL, NULL);
-		if (!events && counted_epoll_wait(s->ep, 1) > 0)
-			events = ring_take_all(&s->r, s->recs, BATCH, NULL,
-					       NULL);
+		events = ring_take_or_sleep(&s->r, s->ep, s->recs, BATCH,
+					    NULL, NULL);
 		break;
 	case M_READ:
-		if (counted_epoll_wait(s->ep, 1) < 1)
-			break;
-		while ((got = counted_read(s->fd, s->recs,
-					   sizeof(s->recs))) > 0)
-			events += got / sizeof(s->recs[0]);
+		events = epoll_read_all(s->ep, s->fd, s->recs, sizeof(s->recs),
+					sizeof(s->recs[0]), NULL, NULL);
 		break;
 	case M_EVENTFD:
 	case M_FALLBACK:
@@ -847,25 +881,16 @@ static uint64_t timer_stream_take(void *arg)
 {
 	struct timer_stream *s = arg;
 	uint64_t events = 0, ticks;
-	ssize_t got;
 
 	switch (s->method) {
 	case T_RING:
-		events = ring_take_all(&s->r, s->recs, BATCH,
-				       timer_records_seen, s);
-		if (!events && counted_epoll_wait(s->ep, 1) > 0)
-			events = ring_take_all(&s->r, s->recs, BATCH,
-					       timer_records_seen, s);
+		events = ring_take_or_sleep(&s->r, s->ep, s->recs, BATCH,
+					    timer_records_seen, s);
 		break;
 	case T_READ:
-		if (counted_epoll_wait(s->ep, 1) < 1)
-			break;
-		while ((got = counted_read(s->fd, s->recs,
-					   sizeof(s->recs))) > 0) {
-			timer_records_seen(s, s->recs,
-					   got / sizeof(s->recs[0]));
-			events += got / sizeof(s->recs[0]);
-		}
+		events = epoll_read_all(s->ep, s->fd, s->recs, sizeof(s->recs),
+					sizeof(s->recs[0]), timer_records_seen,
+					s);
 		break;
 	case T_TIMERFD:
 		if (counted_epoll_wait(s->ep, 1) < 1)
