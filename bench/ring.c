@@ -32,7 +32,7 @@
  * that come before the consumer's turn, the ring gives one record per
  * wake.  Per run: the consumer's CPU per event outside the turns' work
  * (the takes timed by the thread's CPU clock, the clock's own cost
- * measured in each turn and taken off: futex_stream()), its system
+ * measured in each turn and taken off: consumer_loop()), its system
  * calls per event (counted here: every epoll_wait, read and
  * io_uring_enter of the loop, and the helper's FUTEX_WAIT and write),
  * the waker's CPU per event and per wake, events per turn, events
@@ -632,8 +632,9 @@ static uint64_t futex_stream_take(void *arg)
 
 struct stream_result {
 	double cpu;		/* consumer us per event (not the turns' work) */
-	double all;		/* the same, with what the work gained over
-				 * the repetition's baseline */
+	double all;		/* with turns: the same, with what the work
+				 * gained over the repetition's baseline, per
+				 * expiration (add_work_excess()) */
 	double cpu_exp;		/* the same per expiration (timer) */
 	double calls;		/* consumer system calls per event */
 	double waker_cpu;	/* waker us per wake */
@@ -693,7 +694,6 @@ static uint64_t consumer_loop(uint64_t (*take)(void *arg), void *arg,
 	if (!events)
 		return 0;
 	out->cpu = (turns ? (double)take_ns - clock_ns : cpu) / 1e3 / events;
-	out->all = out->cpu;
 	out->rate = events / ((t1 - t0) / 1e9);
 	out->per_event = 1;
 	if (turns)
@@ -721,14 +721,15 @@ static double turn_baseline(double secs)
 }
 
 /*
- * What a method costs the consumer per event with what fell in its
+ * What a method costs the consumer per expiration (per event for the
+ * futex stream, whose events each count one) with what fell in its
  * work: interrupts and task work that land there (a ring-fed periodic
  * timer interrupts at every expiry, a timerfd read or streamed by
  * io_uring once per read), beyond the repetition's @baseline.
  */
 static void add_work_excess(struct stream_result *r, double baseline)
 {
-	r->all = r->cpu + (r->work - baseline) / r->per_turn;
+	r->all = (r->cpu + (r->work - baseline) / r->per_turn) / r->per_event;
 }
 
 static struct stream_result futex_stream(int method, double secs, bool turns)
@@ -747,7 +748,6 @@ static struct stream_result futex_stream(int method, double secs, bool turns)
 	if (!events)
 		bench_die("%s: no event in %.2f s", method_name[method], secs);
 	out.cpu += helper_us / events;
-	out.cpu_exp = out.cpu;
 	out.calls = (double)calls / events;
 	out.waker_cpu = s->w.cpu / 1e3 / (s->w.wakes ? s->w.wakes : 1);
 	/* over the waker's own run, a little longer than the consumer's */
@@ -1100,7 +1100,6 @@ static void timer_stream_rows(int reps, double secs, bool turns)
 
 			if (turns)
 				add_work_excess(&r, baseline);
-			r.all /= r.per_event;	/* per expiration */
 			stream_add(&s[m], &r);
 		}
 		bench_progress("%s: repetition %d/%d (the work alone: %.1f us "
