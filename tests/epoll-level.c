@@ -72,7 +72,7 @@ static void *make_after_wait(void *arg)
 {
 	const struct maker *m = arg;
 
-	ps_wait_in_syscall(getpid(), m->waiter, SYS_epoll_wait,
+	ps_wait_in_syscall(getpid(), m->waiter, PT_SYS_EPOLL_WAIT,
 			   SYS_epoll_pwait);
 	pt_kind_ready(m->k, m->fd);
 	return NULL;
@@ -147,7 +147,7 @@ static void *send_after_wait(void *arg)
 {
 	int sig = (int)(intptr_t)arg;
 
-	ps_wait_in_syscall(getpid(), main_tid, SYS_epoll_wait,
+	ps_wait_in_syscall(getpid(), main_tid, PT_SYS_EPOLL_WAIT,
 			   SYS_epoll_pwait);
 	CHECK_SYS(kill(getpid(), sig));
 	return NULL;

@@ -101,7 +101,7 @@ TEST_F(fx_epoll, sleeper_woken)
 		CHECK_EQ(pthread_create(&th, NULL, epoll_waiter, NULL), 0);
 		while (!atomic_load(&waiter_tid))
 			pt_sleep_ms(1);
-		fx_wait_sleeping(atomic_load(&waiter_tid), SYS_epoll_wait);
+		fx_wait_sleeping(atomic_load(&waiter_tid), PT_SYS_EPOLL_WAIT);
 		CHECK_EQ(fx_wake(&word, 1, FX_PRIVATE), 1);
 		CHECK_EQ(pthread_join(th, &ret), 0);
 		CHECK_EQ((intptr_t)ret, 1);

@@ -500,12 +500,23 @@ static void fault_maps(uintptr_t addr, uintptr_t ip)
 			above ? above : "(none)");
 }
 
+/* The faulting instruction; ucontext_t's registers are the architecture's. */
+static uintptr_t fault_ip(const ucontext_t *u)
+{
+#if defined(__x86_64__)
+	return (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)u->uc_mcontext.pc;
+#else
+#error "fuzz: fault_ip() knows x86-64 and arm64 only"
+#endif
+}
+
 /* A fault of our own: say where, who, and what was going on. */
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	ucontext_t *u = uc;
 	uintptr_t addr = (uintptr_t)si->si_addr;
-	uintptr_t ip = (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
+	uintptr_t ip = fault_ip(uc);
 
 	pt_diag("signal %d (si_code %d%s) at address %p, ip %#lx, in process "
 		"%d, thread %d (trace %d)", sig, si->si_code,

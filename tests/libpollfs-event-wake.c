@@ -249,7 +249,7 @@ static void coordinate(void)
 			}
 			fx_wait_sleeping(atomic_load(&w->tid),
 					 w->kind == THREAD ? SYS_futex :
-							     SYS_epoll_wait);
+							     PT_SYS_EPOLL_WAIT);
 		}
 		CHECK_EQ(atomic_load(&sh->w[0].done), r - 1);
 

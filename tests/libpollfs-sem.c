@@ -487,7 +487,7 @@ TEST(shared)
 	CHECK_EQ(pthread_create(&th, NULL, run_child_cancels, NULL), 0);
 	while (!atomic_load(&xsh->child_tid))
 		pt_sleep_ms(1);
-	fx_wait_sleeping(atomic_load(&xsh->child_tid), SYS_poll);
+	fx_wait_sleeping(atomic_load(&xsh->child_tid), PT_SYS_POLL);
 	start_sleeper(&s[0], &xsh->sem, true);
 	CHECK_EQ(pollfs_sem_post(&xsh->sem), 0);
 	CHECK_EQ(pthread_join(th, &ret), 0);

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		FAIL("execl(/proc/self/exe): %s", strerror(errno));
 	}
 	/* SIGUSR1 is blocked in the child once it is asleep on the pipe */
-	ps_wait_in_syscall(child, child, SYS_poll, SYS_ppoll);
+	ps_wait_in_syscall(child, child, PT_SYS_POLL, SYS_ppoll);
 	CHECK_SYS(kill(child, SIGUSR1));
 	ps_post(to_child[1]);
 	ps_check_exit0(ps_wait_child(child, PT_WAIT_MS));

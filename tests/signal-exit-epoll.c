@@ -70,7 +70,7 @@ static int child(void *arg)
 		CHECK_EQ(pthread_create(&t, NULL, waiter, NULL), 0);
 		while (!w_tid)
 			pt_sleep_ms(1);
-		ps_wait_in_syscall(getpid(), w_tid, SYS_epoll_wait,
+		ps_wait_in_syscall(getpid(), w_tid, PT_SYS_EPOLL_WAIT,
 				   SYS_epoll_pwait);
 	}
 	exit(0);

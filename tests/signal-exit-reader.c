@@ -105,8 +105,9 @@ static int child_pollers(void)
 	CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
 	start(poll_forever, 0);
 	start(epoll_forever, 1);
-	ps_wait_in_syscall(getpid(), tids[0], SYS_poll, SYS_ppoll);
-	ps_wait_in_syscall(getpid(), tids[1], SYS_epoll_wait, SYS_epoll_pwait);
+	ps_wait_in_syscall(getpid(), tids[0], PT_SYS_POLL, SYS_ppoll);
+	ps_wait_in_syscall(getpid(), tids[1], PT_SYS_EPOLL_WAIT,
+			   SYS_epoll_pwait);
 	exit(0);
 }
 

@@ -158,7 +158,7 @@ static void receiver_epoll(int fd)
 
 TEST(epoll_in_the_receiver_woken_by_its_signal)
 {
-	wake_receiver(receiver_epoll, 'E', SYS_epoll_wait, SYS_epoll_pwait,
+	wake_receiver(receiver_epoll, 'E', PT_SYS_EPOLL_WAIT, SYS_epoll_pwait,
 		      SIGUSR2);
 }
 

@@ -90,7 +90,7 @@ int main(void)
 		pt_sleep_ms(1);
 
 	/* 1 */
-	ps_wait_in_syscall(pid, p_tid, SYS_poll, SYS_ppoll);
+	ps_wait_in_syscall(pid, p_tid, PT_SYS_POLL, SYS_ppoll);
 	CHECK_SYS(kill(pid, SIGUSR1));
 	ps_wait_post(to_main[0]);
 	ps_expect_empty(fd);
@@ -102,18 +102,18 @@ int main(void)
 	poll_read(0, SIGUSR2, SI_TKILL);
 
 	/* 3 */
-	ps_wait_in_syscall(pid, p_tid, SYS_poll, SYS_ppoll);
+	ps_wait_in_syscall(pid, p_tid, PT_SYS_POLL, SYS_ppoll);
 	CHECK_SYS(ps_tgkill(pid, p_tid, SIGUSR2));
 	ps_wait_post(to_main[0]);
 	ps_expect_empty(fd);
 
 	/* 4 */
-	ps_wait_in_syscall(pid, p_tid, SYS_epoll_wait, SYS_epoll_pwait);
+	ps_wait_in_syscall(pid, p_tid, PT_SYS_EPOLL_WAIT, SYS_epoll_pwait);
 	CHECK_SYS(kill(pid, SIGUSR1));
 	ps_wait_post(to_main[0]);
 
 	/* 5 */
-	ps_wait_in_syscall(pid, p_tid, SYS_epoll_wait, SYS_epoll_pwait);
+	ps_wait_in_syscall(pid, p_tid, PT_SYS_EPOLL_WAIT, SYS_epoll_pwait);
 	CHECK_SYS(ps_tgkill(pid, main_tid, SIGUSR2));
 	ps_wait_post(to_main[0]);
 	poll_read(0, SIGUSR2, SI_TKILL);

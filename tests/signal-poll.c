@@ -40,7 +40,7 @@ static void *send_after_poll(void *arg)
 {
 	int sig = (int)(intptr_t)arg;
 
-	ps_wait_in_syscall(getpid(), main_tid, SYS_poll, SYS_ppoll);
+	ps_wait_in_syscall(getpid(), main_tid, PT_SYS_POLL, SYS_ppoll);
 	CHECK_SYS(kill(getpid(), sig));
 	return NULL;
 }

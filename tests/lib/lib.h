@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -285,6 +286,23 @@ void pt_wait_readable_at(const char *file, int line, int fd, int timeout_ms);
 void pt_expect_empty_at(const char *file, int line, int fd);
 
 /* ---- processes and privileges ---- */
+/*
+ * The system call a thread asleep in libc's poll() or epoll_wait() is
+ * in, for the tests that read /proc/TID/syscall to know it sleeps there:
+ * glibc makes poll and epoll_wait where the architecture has them
+ * (x86-64), ppoll and epoll_pwait where it has only those (arm64, as
+ * every architecture of the generic system call table).
+ */
+#ifdef SYS_poll
+#define PT_SYS_POLL		SYS_poll
+#else
+#define PT_SYS_POLL		SYS_ppoll
+#endif
+#ifdef SYS_epoll_wait
+#define PT_SYS_EPOLL_WAIT	SYS_epoll_wait
+#else
+#define PT_SYS_EPOLL_WAIT	SYS_epoll_pwait
+#endif
 /*
  * Runs fn(arg) in a forked child and returns its exit status (fn's return
  * value, or 1 if a check failed in it); a child still running after
