@@ -2571,7 +2571,7 @@ static void fault_tables(void)
 struct child {
 	_Atomic pid_t pid;
 	int64_t started;
-	_Atomic int64_t exiting_seen;	/* 0, or when first seen slow in exit */
+	atomic_bool in_exit;	/* seen in its exit past the limit of a life */
 };
 static struct child children[MAXCHILD];
 static void run_ops(int64_t until, bool is_child);
@@ -2768,20 +2768,40 @@ static void note_slow_exit(pid_t pid, int64_t age)
 }
 
 /*
- * True when @pid is past its last instruction, in the kernel's exit
- * (PF_EXITING, the ninth field of /proc/PID/stat).
+ * 1 when @pid is past its last instruction, in the kernel's exit
+ * (PF_EXITING, the ninth field of /proc/PID/stat), 0 when it is not,
+ * -1 when it is gone: reaped, by another thread's reap() too.
  */
-static bool task_exiting(pid_t pid)
+static int task_exiting(pid_t pid)
 {
 	char path[64], buf[512], *p;
 	unsigned long flags;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (pt_read_file(path, buf, sizeof(buf)) <= 0)
-		return false;
+		return -1;
 	p = strrchr(buf, ')');	/* the command may hold spaces */
 	return p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu",
 			   &flags) == 1 && (flags & 0x4);
+}
+
+/* Child @i is seen in its exit: said once, and undone if reaped meanwhile. */
+static void note_in_exit(int i, pid_t pid, int64_t age)
+{
+	bool no = false;
+
+	if (!atomic_compare_exchange_strong(&children[i].in_exit, &no, true))
+		return;
+	atomic_fetch_add(&st->in_exit_now, 1);
+	/* Reaped since its stat was read: the reaper took the flag, or will. */
+	if (task_exiting(pid) < 0) {
+		if (atomic_exchange(&children[i].in_exit, false))
+			atomic_fetch_sub(&st->in_exit_now, 1);
+		return;
+	}
+	pt_diag("child %d still in its exit after %lld ms", (int)pid,
+		(long long)(age / NSEC_PER_MSEC));
+	show_task(pid);
 }
 
 /*
@@ -2798,13 +2818,13 @@ static void reap(bool all)
 
 	for (int i = 0; i < MAXCHILD; i++) {
 		pid_t pid = atomic_load(&children[i].pid);
-		int64_t age, seen;
-		int status;
+		int64_t age;
+		int status, exiting;
 
 		if (pid <= 0)
 			continue;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			if (atomic_exchange(&children[i].exiting_seen, 0)) {
+			if (atomic_exchange(&children[i].in_exit, false)) {
 				atomic_fetch_sub(&st->in_exit_now, 1);
 				note_slow_exit(pid, now - children[i].started);
 			}
@@ -2816,16 +2836,11 @@ static void reap(bool all)
 		/* 4 s, stretched on a slower kernel (make check-debug) */
 		if (!all && age < 4 * NSEC_PER_SEC * scale)
 			continue;
-		if (age < 30 * NSEC_PER_SEC * scale && task_exiting(pid)) {
-			seen = 0;
-			if (atomic_compare_exchange_strong(
-				    &children[i].exiting_seen, &seen, now)) {
-				atomic_fetch_add(&st->in_exit_now, 1);
-				pt_diag("child %d still in its exit after %lld "
-					"ms", (int)pid,
-					(long long)(age / NSEC_PER_MSEC));
-				show_task(pid);
-			}
+		exiting = task_exiting(pid);
+		if (exiting < 0)
+			continue;	/* another thread reaped it: it reports */
+		if (exiting && age < 30 * NSEC_PER_SEC * scale) {
+			note_in_exit(i, pid, age);
 			continue;
 		}
 		pt_diag("child %d still running after %lld ms", (int)pid,
@@ -4944,7 +4959,7 @@ int main(int argc, char **argv)
 		if (r == pid)
 			break;
 		if (pt_mono() > hard && hard < deadline + 39 * sec &&
-		    (atomic_load(&st->in_exit_now) || task_exiting(pid))) {
+		    (atomic_load(&st->in_exit_now) || task_exiting(pid) > 0)) {
 			pt_diag("the fuzzing process waits for an exit in the "
 				"kernel: 30 s more");
 			hard = deadline + 39 * sec;
