@@ -27,10 +27,10 @@
  * aio_waiter: ours is one whose min_nr no ring ever reaches.  So the
  * function tells the object of the context's death alone, and the
  * completions come from the return of aio_complete(), on every kernel,
- * hooked with rethook (kretprobe's trampoline) from an ftrace callback at
- * its entry (module/README.md says why neither a kprobe nor an fprobe):
- * at the return the completion is in the ring, and the completing iocb
- * still holds its context.
+ * hooked from an ftrace callback at its entry (aio.h names the two
+ * files, one an architecture; module/README.md says why neither a
+ * kprobe nor an fprobe): at the return the completion is in the ring,
+ * and the completing iocb still holds its context.
  *
  * That return wakes the hub's queue directly, as the eventfd of an
  * IOCB_FLAG_RESFD iocb is signalled a few instructions earlier in the
@@ -52,27 +52,11 @@
  * lock.  The hop costs a self-IPI on x86, a tenth of the submitter's
  * time in bench-aio.
  *
- * An iocb is a poll iocb when its wait entry's function is
- * aio_poll_wake(): aio_poll() sets it before the iocb can be woken, and
- * nothing changes it.  The word is another member of the union in a read
- * or write iocb; stale bytes of an earlier poll iocb there make a
- * read or write complete through the hop, never the other way round.
- *
- * The return hook takes a node of rethook's pool, shared by every user
- * of the machine, at the entry and gives it back at the return.  The
- * entry disables preemption until the return, so a node is held only
- * while its completion runs on a CPU, never while a task sits preempted
- * inside aio_complete(): the nodes in use on a CPU are the completions
- * nested there (a task's, a softirq's, a hardirq's, and within each an
- * IOCB_CMD_POLL completed inside the wake-up of another), a handful
- * against the pool's 64 per CPU.  Before, a user could park hundreds of
- * preempted tasks inside aio_complete() and leave every other user's
- * completions without a node, so without a wake-up.  Nothing in
- * aio_complete() sleeps (it is called from interrupts too), but on
- * PREEMPT_RT, where its spinlock_t locks do: there no return is hooked,
- * and the context's wait queue, whose entries aio_complete() calls after
- * every completion before 6.7, wakes the hub through its irq_work,
- * which runs in a thread.
+ * Nothing in aio_complete() sleeps (it is called from interrupts too),
+ * but on PREEMPT_RT, where its spinlock_t locks do: there no return is
+ * hooked, and the context's wait queue, whose entries aio_complete()
+ * calls after every completion before 6.7, wakes the hub through its
+ * irq_work, which runs in a thread.
  *
  * Locks, outer first: the context's ctx->wait.lock (the hub on its
  * queue, the hub's context pointer and its last object's leaving), then
@@ -85,7 +69,6 @@
  * (module/internals.list).
  */
 
-#include <linux/ftrace.h>
 #include <linux/highmem.h>
 #include <linux/irq_work.h>
 #include <linux/mm_types.h>
@@ -95,8 +78,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "core.h"
-#include "ksyms.h"
+#include "aio.h"
 
 /* An entry of a kioctx's wait queue, shaped as the kernel's aio_waiter. */
 struct pollfs_aio_waiter {
@@ -223,44 +205,9 @@ static void pollfs_aio_wake(struct irq_work *work)
 static_assert(sizeof(struct pollfs_aio_waiter) == AIO_WAITER_SIZE);
 static_assert(offsetof(struct pollfs_aio_waiter, min_nr) == AIO_WAITER_MIN_NR);
 #endif
-
-/*
- * What the return hook needs, each refused by name: the kernel's config
- * first, then the shapes of rethook's functions in its BTF.
- */
-#if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
-#error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_REGS: the hook of aio_complete()'s return starts in an ftrace callback at its entry, and rethook_hook() needs that callback's saved registers"
-#endif
-#if !IS_ENABLED(CONFIG_RETHOOK)
-#error "AIO objects need CONFIG_RETHOOK: a completion is in the ring only at aio_complete()'s return, which pollfs hooks with rethook (module/README.md says why not with a kretprobe or an fprobe)"
-#endif
-#if IS_ENABLED(CONFIG_RETHOOK) && \
-	(!defined(POLLFS_RETHOOK_TRY_GET) || !defined(POLLFS_RETHOOK_HOOK) || \
-	 !defined(POLLFS_RETHOOK_FREE))
-#error "this kernel's rethook_try_get(), rethook_hook() or rethook_free() has none of the shapes of module/internals.list"
-#endif
-#ifndef POLLFS_AIO_COMPLETE
-#error "this kernel's aio_complete() is inlined: AIO objects could not see completions"
-#endif
 #if defined(CONFIG_PREEMPT_RT) && defined(AIO_WAITER_SIZE)
 #error "PREEMPT_RT since 6.7: aio_complete() no longer calls its waiters, and its return cannot be hooked without preemption off"
 #endif
-
-/* A pending return of aio_complete(): what its iocb was. */
-struct pollfs_aio_return {
-	struct rethook_node node;
-	void *ctx;
-	bool poll;	/* an IOCB_CMD_POLL: wake through the irq_work */
-};
-
-/*
- * Returns pending at once on a CPU: the completions nested there (see
- * the head comment), far fewer.  The first completion that finds the
- * pool empty all the same is told in the kernel log.
- */
-#define POLLFS_AIO_RETURNS_PER_CPU	64
-
-static struct rethook *pollfs_aio_rethook;
 
 /*
  * The hub on a context's wait queue, if any: at most one, among the
@@ -285,9 +232,9 @@ static struct pollfs_aio_hub *pollfs_aio_find_hub(wait_queue_head_t *wq)
  * The hub may lose its last object meanwhile: its memory outlives this
  * RCU reader.
  */
-static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
+void pollfs_aio_completed(void *ctx, bool poll)
 {
-	wait_queue_head_t *wq = kioctx_wait(ret->ctx);
+	wait_queue_head_t *wq = kioctx_wait(ctx);
 	struct pollfs_aio_hub *hub;
 	unsigned long flags;
 
@@ -297,160 +244,13 @@ static void pollfs_aio_wake_ctx(struct pollfs_aio_return *ret)
 	rcu_read_lock();
 	spin_lock_irqsave(&wq->lock, flags);
 	hub = pollfs_aio_find_hub(wq);
-	if (hub && ret->poll)
+	if (hub && poll)
 		irq_work_queue(&hub->work);
 	spin_unlock_irqrestore(&wq->lock, flags);
-	if (hub && !ret->poll)
+	if (hub && !poll)
 		wake_up_poll(&hub->wqh, EPOLLIN);
 	rcu_read_unlock();
 }
-
-/* Return of aio_complete(): ends what the entry began. */
-static void pollfs_aio_complete_return(struct rethook_node *node, void *data,
-				       struct pt_regs *regs)
-{
-	pollfs_aio_wake_ctx(container_of(node, struct pollfs_aio_return, node));
-	preempt_enable_notrace();	/* disabled by the entry */
-}
-
-/*
- * The handler as this kernel's rethook calls it: later kernels pass the
- * return address too, which the rethook_handler_t of the headers the
- * module is built with tells.
- */
-static void pollfs_aio_rethook_handler(struct rethook_node *node, void *data,
-				       unsigned long ret_addr,
-				       struct pt_regs *regs)
-{
-	pollfs_aio_complete_return(node, data, regs);
-}
-
-#define pollfs_aio_handler						\
-	__builtin_choose_expr(						\
-		__builtin_types_compatible_p(rethook_handler_t,		\
-			typeof(&pollfs_aio_rethook_handler)),		\
-		pollfs_aio_rethook_handler, pollfs_aio_complete_return)
-
-/*
- * Entry of aio_complete(iocb), an ftrace callback: hook its return, with
- * preemption off until then (the head comment says why).  The iocb holds
- * its context until after that return, so the context is alive there.
- * Its ops does not ask for ftrace's recursion protection
- * (FTRACE_OPS_FL_RECURSION): called through the ops' own trampoline it
- * runs however it nests, and must, since an aio_complete() inside
- * another probe's handler is a real completion (6.1's futex kprobe wakes
- * an object whose poller may be an IOCB_CMD_POLL, completed inline).
- * Nothing it calls completes AIO, so it cannot recurse into itself.
- * Called through ftrace's list function instead (when another ftrace
- * user traces aio_complete() too), the list's recursion test skips it
- * inside another list-called callback of the same context: that costs
- * such a nested completion its wake-up (the object sees it at the next).
- */
-static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
-				      struct ftrace_ops *ops,
-				      struct ftrace_regs *fregs)
-{
-	struct pt_regs *regs = ftrace_get_regs(fregs);
-	void *iocb = (void *)regs_get_kernel_argument(regs, 0);
-	wait_queue_entry_t *wait = iocb + AIO_KIOCB_POLL + POLL_IOCB_WAIT;
-	struct pollfs_aio_return *ret;
-	struct rethook_node *node;
-
-	preempt_disable_notrace();
-	node = pollfs_call(rethook_try_get)(pollfs_aio_rethook);
-	if (unlikely(!node)) {
-		pr_warn_once("more than %d AIO completions nested on one CPU: an AIO object may miss one\n",
-			     POLLFS_AIO_RETURNS_PER_CPU);
-		preempt_enable_notrace();
-		return;
-	}
-	ret = container_of(node, struct pollfs_aio_return, node);
-	ret->ctx = *(void **)(iocb + AIO_KIOCB_CTX);
-	ret->poll = READ_ONCE(wait->func) == pollfs_ksyms.aio_poll_wake;
-	pollfs_call(rethook_hook)(node, regs, true);
-}
-
-static struct ftrace_ops pollfs_aio_ftrace_ops = {
-	.func	= pollfs_aio_complete_entry,
-	.flags	= FTRACE_OPS_FL_SAVE_REGS,
-};
-
-static struct rethook *pollfs_aio_rethook_alloc(void)
-{
-	int num = POLLFS_AIO_RETURNS_PER_CPU * num_possible_cpus();
-#ifdef POLLFS_RETHOOK_ALLOC_POOL
-	return pollfs_call(rethook_alloc)(NULL, pollfs_aio_handler,
-					  sizeof(struct pollfs_aio_return), num);
-#elif defined(POLLFS_RETHOOK_ALLOC) && defined(POLLFS_RETHOOK_ADD_NODE)
-	struct pollfs_aio_return *ret;
-	struct rethook *rh;
-
-	rh = pollfs_call(rethook_alloc)(NULL, pollfs_aio_handler);
-	if (!rh)
-		return ERR_PTR(-ENOMEM);
-	while (num--) {
-		ret = kzalloc(sizeof(*ret), GFP_KERNEL);
-		if (!ret) {
-			pollfs_call(rethook_free)(rh);
-			return ERR_PTR(-ENOMEM);
-		}
-		pollfs_call(rethook_add_node)(rh, &ret->node);
-	}
-	return rh;
-#elif IS_ENABLED(CONFIG_RETHOOK)	/* else refused above */
-#error "this kernel's rethook_alloc() makes no pool and has no rethook_add_node()"
-#endif
-}
-
-static int pollfs_aio_hook_install(void)
-{
-	char name[] = "aio_complete";	/* the filter's parser may write */
-	int err;
-
-	pollfs_aio_rethook = pollfs_aio_rethook_alloc();
-	if (IS_ERR(pollfs_aio_rethook))
-		return PTR_ERR(pollfs_aio_rethook);
-	err = ftrace_set_filter(&pollfs_aio_ftrace_ops, name, strlen(name), 1);
-	if (!err)
-		err = register_ftrace_function(&pollfs_aio_ftrace_ops);
-	if (err) {
-		ftrace_free_filter(&pollfs_aio_ftrace_ops);
-		pollfs_call(rethook_free)(pollfs_aio_rethook);
-		return err;
-	}
-	/*
-	 * A completion that entered aio_complete() before the hook has no
-	 * return hooked, and the object about to be made could miss it:
-	 * wait until every such call has returned.  A task may be preempted
-	 * in one, and is past it at its next voluntary switch (Tasks RCU); a
-	 * softirq's or hardirq's ends within a grace period.
-	 */
-	synchronize_rcu_tasks();
-	synchronize_rcu();
-	return 0;
-}
-
-/*
- * A return pending when the rethook is freed would call no handler, and
- * preemption would stay off: the entry disables it until the handler
- * has run, so a grace period after the last entry every return is done.
- */
-static void pollfs_aio_hook_remove(void)
-{
-	unregister_ftrace_function(&pollfs_aio_ftrace_ops);
-	synchronize_rcu();
-	ftrace_free_filter(&pollfs_aio_ftrace_ops);
-	pollfs_call(rethook_free)(pollfs_aio_rethook);
-}
-
-/*
- * In when the first AIO object is created, until unload.  Not on
- * PREEMPT_RT: the context's wait queue tells every completion there.
- */
-static struct pollfs_hook pollfs_aio_hook =
-	POLLFS_HOOK_INIT(pollfs_aio_hook, "aio_complete",
-			 .install = pollfs_aio_hook_install,
-			 .remove = pollfs_aio_hook_remove);
 
 /*
  * The context while it lives, NULL once it is dying.  Under

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Which completions wake the AIO object through an irq_work, counted in
- * /proc/interrupts (IWI, x86's irq_work interrupts): a read or write
+ * /proc/interrupts (the IRQ work interrupts): a read or write
  * completion wakes the object's pollers directly, as an IOCB_FLAG_RESFD
  * eventfd is signalled, with no irq_work; an IOCB_CMD_POLL completed
  * inside the wake-up of the queue it polls (a pipe's, here) goes through
@@ -17,27 +17,33 @@ PT_BUDGET(120);
 
 #define ROUNDS 200
 
-/* The irq_work interrupts of every CPU so far, or -1 if none are counted. */
+/*
+ * The irq_work interrupts of every CPU so far, or -1 if none are counted:
+ * the line of /proc/interrupts that says "IRQ work interrupts" (x86's
+ * IWI, arm64's IPI5).
+ */
 static long long irq_work_interrupts(void)
 {
 	char line[4096], *p, *end;
-	long long sum = -1;
+	long long sum = -1, total;
 	FILE *f = fopen("/proc/interrupts", "re");
 
 	if (!f)
 		FAIL("/proc/interrupts: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
-		p = line + strspn(line, " ");
-		if (strncmp(p, "IWI:", 4))
+		p = strchr(line, ':');
+		if (!p)
 			continue;
-		sum = 0;
-		for (p += 4;; p = end) {
+		total = 0;
+		for (p++;; p = end) {
 			long long n = strtoll(p, &end, 10);
 
 			if (end == p)
 				break;
-			sum += n;
+			total += n;
 		}
+		if (!strncmp(p + strspn(p, " "), "IRQ work interrupts", 19))
+			sum = total;
 	}
 	fclose(f);
 	return sum;

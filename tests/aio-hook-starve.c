@@ -89,7 +89,9 @@ PT_BUDGET(50);
  */
 #define RESERVE			200
 #define RELEASE_EVERY_MS	25
-#define THREAD_STACK		(64 * 1024)
+/* Small stacks, for hundreds of threads; arm64's glibc allows no less than 128 KiB. */
+#define THREAD_STACK		(64 * 1024 < PTHREAD_STACK_MIN ? \
+				 PTHREAD_STACK_MIN : 64 * 1024)
 
 /* The victim's writes during the attack, and before and after it. */
 #define ROUNDS			10

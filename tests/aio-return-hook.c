@@ -2,7 +2,8 @@
 /*
  * pollfs hooks aio_complete()'s return on every kernel with an ftrace
  * callback of its own at the entry, which hooks the return with rethook
- * (the trampoline of kretprobes), never with the function-graph tracer's
+ * (the trampoline of kretprobes) on x86-64 and with a trampoline of its
+ * own on arm64, never with the function-graph tracer's
  * return_to_handler, whose unwind data in 7.3 make a stack trace taken
  * by an interrupt at its last instructions print "stack going in the
  * wrong direction?".  With an AIO object open and a completion seen
