@@ -5,9 +5,10 @@
  * the link register for pollfs_aio_return_trampoline and keeps the
  * caller's on a stack of this CPU's, as the function-graph tracer does
  * with return_to_handler.  arm64's ftrace_caller hands its callbacks the
- * callsite's link register in its ftrace_regs and loads it back from
- * there after them, before aio_complete()'s first instruction, which
- * (with pointer authentication) signs whatever it finds there.
+ * callsite's link register in its ftrace_regs (in their pt_regs with
+ * DYNAMIC_FTRACE_WITH_REGS, before 6.2) and loads it back from there
+ * after them, before aio_complete()'s first instruction, which (with
+ * pointer authentication) signs whatever it finds there.
  *
  * Not a kretprobe, though arm64's have a trampoline of their own: its
  * handler runs with the kretprobe as the CPU's running kprobe, and the
@@ -34,9 +35,6 @@
 
 #ifndef CONFIG_ARM64
 #error "AIO objects need CONFIG_RETHOOK to hook aio_complete()'s return, or arm64's link register: this kernel has neither"
-#endif
-#if !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
-#error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_ARGS on arm64: the hook of aio_complete()'s return swaps the link register that ftrace_caller passes in its ftrace_regs and restores from there"
 #endif
 
 /* A pending return of aio_complete(). */
@@ -75,7 +73,13 @@ asm(".pushsection .text\n"
 	".size pollfs_aio_return_trampoline, .-pollfs_aio_return_trampoline\n"
 	".popsection\n");
 
-/* Where ftrace_caller keeps the link register it restores. */
+/*
+ * Where ftrace_caller keeps the link register it restores, the callsite's
+ * stack pointer and the first argument.
+ */
+#if IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+#define POLLFS_AIO_FTRACE_FLAGS	0
+
 static unsigned long *pollfs_ftrace_lr(struct ftrace_regs *fregs)
 {
 #ifdef arch_ftrace_regs
@@ -84,6 +88,36 @@ static unsigned long *pollfs_ftrace_lr(struct ftrace_regs *fregs)
 	return &fregs->lr;
 #endif
 }
+
+static unsigned long pollfs_ftrace_sp(struct ftrace_regs *fregs)
+{
+	return ftrace_regs_get_stack_pointer(fregs);
+}
+
+static void *pollfs_ftrace_arg0(struct ftrace_regs *fregs)
+{
+	return (void *)ftrace_regs_get_argument(fregs, 0);
+}
+#elif IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#define POLLFS_AIO_FTRACE_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+
+static unsigned long *pollfs_ftrace_lr(struct ftrace_regs *fregs)
+{
+	return (unsigned long *)&ftrace_get_regs(fregs)->regs[30];
+}
+
+static unsigned long pollfs_ftrace_sp(struct ftrace_regs *fregs)
+{
+	return ftrace_get_regs(fregs)->sp;
+}
+
+static void *pollfs_ftrace_arg0(struct ftrace_regs *fregs)
+{
+	return (void *)ftrace_get_regs(fregs)->regs[0];
+}
+#else
+#error "AIO objects need CONFIG_DYNAMIC_FTRACE_WITH_ARGS or _WITH_REGS on arm64: the hook of aio_complete()'s return swaps the link register that ftrace_caller passes its callbacks and restores"
+#endif
 
 /*
  * Return of aio_complete(), from the trampoline: ends what the entry
@@ -114,7 +148,7 @@ static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
 				      struct ftrace_regs *fregs)
 {
-	void *iocb = (void *)ftrace_regs_get_argument(fregs, 0);
+	void *iocb = pollfs_ftrace_arg0(fregs);
 	unsigned long *lr = pollfs_ftrace_lr(fregs);
 	struct pollfs_aio_returns *rets;
 	struct pollfs_aio_pending *ret;
@@ -134,7 +168,7 @@ static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
 	ret = &rets->pending[rets->depth++];
 	local_irq_restore(flags);
 	ret->caller = *lr;
-	ret->sp = ftrace_regs_get_stack_pointer(fregs);
+	ret->sp = pollfs_ftrace_sp(fregs);
 	ret->ctx = pollfs_aio_iocb_ctx(iocb);
 	ret->poll = pollfs_aio_iocb_polls(iocb);
 	*lr = (unsigned long)pollfs_aio_return_trampoline;
@@ -142,6 +176,7 @@ static void pollfs_aio_complete_entry(unsigned long ip, unsigned long parent_ip,
 
 static struct ftrace_ops pollfs_aio_ftrace_ops = {
 	.func	= pollfs_aio_complete_entry,
+	.flags	= POLLFS_AIO_FTRACE_FLAGS,
 };
 
 static int pollfs_aio_hook_install(void)

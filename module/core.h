@@ -65,6 +65,8 @@ void pollfs_hook_remove(struct pollfs_hook *hook);
  * @setup:	fill in a zeroed object from the argument, which the core
  *		copied in and whose flags it checked; on error, undo what
  *		it did (optional)
+ * @check:	at load, refuse (-errno) a kernel the kind cannot serve
+ *		(optional)
  * @hook:	installed before the first object is made (optional)
  * @exit:	at unload, after @hook is removed (optional)
  * @read_size:	size of one record read
@@ -101,6 +103,7 @@ struct pollfs_kind {
 	size_t open_size;
 	size_t open_flags;
 	int (*setup)(struct pollfs_object *obj, const void *arg);
+	int (*check)(void);
 	struct pollfs_hook *hook;
 	void (*exit)(void);
 	size_t read_size;

@@ -563,6 +563,45 @@ static void pollfs_futex_drop(struct pollfs_futex_ctx *f)
 }
 
 /*
+ * A futex_q as kernel/futex/requeue.c's futex_q_init makes one: all zero
+ * (the key FUTEX_KEY_INIT, no PI state, requeue_state
+ * Q_REQUEUE_PI_NONE) but the bitset, which matches any, and, since
+ * 6.11, the wake function, which pollfs_futex_set_wake() sets to its
+ * own.  Made here, not copied, because kallsyms names that variable only
+ * with KALLSYMS_ALL (Debian's arm64 6.1 has none); where it does,
+ * pollfs_futex_check() refuses the load unless the two are the same
+ * bytes, the wake function aside.
+ */
+static void pollfs_futex_q_init(void *q)
+{
+	memset(q, 0, FUTEX_Q_SIZE);
+	*(u32 *)(q + FUTEX_Q_BITSET) = FUTEX_BITSET_MATCH_ANY;
+}
+
+static int pollfs_futex_check(void)
+{
+	u8 ours[FUTEX_Q_SIZE] __aligned(sizeof(void *));
+	u8 theirs[FUTEX_Q_SIZE] __aligned(sizeof(void *));
+
+	if (!pollfs_ksyms.futex_q_init) {
+		if (!IS_ENABLED(CONFIG_KALLSYMS_ALL))
+			return 0;
+		pr_err("kernel symbol futex_q_init not found; this kernel is not supported\n");
+		return -ENOENT;
+	}
+	pollfs_futex_q_init(ours);
+	memcpy(theirs, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+#ifdef FUTEX_Q_WAKE
+	*(void **)(theirs + FUTEX_Q_WAKE) = NULL;
+#endif
+	if (memcmp(ours, theirs, FUTEX_Q_SIZE)) {
+		pr_err("this kernel's futex_q_init is not the futex_q pollfs makes; this kernel is not supported\n");
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/*
  * Queue a wait for each of the @f->nr records, if every futex word still
  * holds its expected value, as futex_waitv() does: each value read and
  * the futex_q queued under its bucket lock, one bucket at a time.  A
@@ -589,7 +628,7 @@ static int pollfs_futex_queue_all(struct pollfs_futex_ctx *f,
 	lockdep_assert_held(&f->lock);
 	for (i = 0; i < f->nr; i++) {
 		w = &f->waits[i];
-		memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+		pollfs_futex_q_init(w->q);
 		pollfs_futex_set_wake(w);
 		w->owner = f;
 		w->queued = false;
@@ -877,7 +916,7 @@ static int pollfs_futex_rewatch(struct pollfs_futex_ctx *f,
 	u32 uval;
 
 	lockdep_assert_held(&f->lock);
-	memcpy(w->q, pollfs_ksyms.futex_q_init, FUTEX_Q_SIZE);
+	pollfs_futex_q_init(w->q);
 	pollfs_futex_set_wake(w);
 	*pollfs_futex_q_key(w->q) = w->key;
 	hb = pollfs_futex_q_lock(w, &fph);
@@ -1226,6 +1265,7 @@ const struct pollfs_kind pollfs_futex_kind = {
 	POLLFS_OBJECT(struct pollfs_futex_ctx),
 	POLLFS_OPEN(struct pollfs_open),
 	.setup		= pollfs_futex_setup,
+	.check		= pollfs_futex_check,
 	.hook		= &pollfs_futex_wake_hook,
 	.exit		= pollfs_futex_sync_mm,
 	.read_size	= sizeof(struct pollfs_futex_event),

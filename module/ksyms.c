@@ -5,8 +5,11 @@
  * kallsyms_lookup_name() itself is not exported; registering a kprobe on
  * it makes the kprobe core look its address up for us.  Every symbol of
  * module/internals.list is resolved once, at load time, and a missing
- * one refuses the load with its name.  Functions, kallsyms_lookup_name()
- * too, are reached through static calls (see ksyms.h: IBT).
+ * one refuses the load with its name, but a var? variable: kallsyms
+ * names data only with KALLSYMS_ALL (Debian's arm64 6.1 has none), and
+ * the code that reads one does without it there.  Functions,
+ * kallsyms_lookup_name() too, are reached through static calls (see
+ * ksyms.h: IBT).
  */
 
 #include <linux/kallsyms.h>
@@ -15,14 +18,6 @@
 
 #define POLLFS_KSYMS_DEFINE
 #include "ksyms.h"
-
-/*
- * The variables are found by name too, and kallsyms holds names outside
- * the kernel's code only with KALLSYMS_ALL (Debian's arm64 6.1 has none).
- */
-#if !IS_ENABLED(CONFIG_KALLSYMS_ALL)
-#error "pollfs needs CONFIG_KALLSYMS_ALL: the kernel variables it reads (the var lines of module/internals.list: futex_q_init, the bounds of the BTF) are found by name when it loads, and without it kallsyms names only the kernel's code"
-#endif
 
 struct pollfs_ksyms pollfs_ksyms;
 
@@ -42,9 +37,13 @@ static const struct {
 static const struct {
 	const char *name;
 	size_t offset;
+	bool optional;
 } pollfs_ksym_vars[] = {
-#define X(name) { #name, offsetof(struct pollfs_ksyms, name) },
+#define X(name) { #name, offsetof(struct pollfs_ksyms, name), false },
 	POLLFS_KSYM_VARS(X)
+#undef X
+#define X(name) { #name, offsetof(struct pollfs_ksyms, name), true },
+	POLLFS_KSYM_OPTIONAL_VARS(X)
 #undef X
 };
 
@@ -72,11 +71,11 @@ static unsigned long pollfs_function_start(unsigned long addr)
 	return addr - offset;
 }
 
-static unsigned long pollfs_ksym_lookup(const char *name)
+static unsigned long pollfs_ksym_lookup(const char *name, bool optional)
 {
 	unsigned long addr = static_call(pollfs_kallsyms_lookup_name)(name);
 
-	if (!addr)
+	if (!addr && !optional)
 		pr_err("kernel symbol %s not found; this kernel is not supported\n",
 		       name);
 	return addr;
@@ -89,7 +88,7 @@ static int pollfs_ksyms_resolve(void)
 	int err = 0;
 
 	for (i = 0; i < ARRAY_SIZE(pollfs_ksym_funcs); i++) {
-		addr = pollfs_ksym_lookup(pollfs_ksym_funcs[i].name);
+		addr = pollfs_ksym_lookup(pollfs_ksym_funcs[i].name, false);
 		if (!addr) {
 			err = -ENOENT;
 			continue;
@@ -98,9 +97,11 @@ static int pollfs_ksyms_resolve(void)
 				     pollfs_ksym_funcs[i].tramp, (void *)addr);
 	}
 	for (i = 0; i < ARRAY_SIZE(pollfs_ksym_vars); i++) {
-		addr = pollfs_ksym_lookup(pollfs_ksym_vars[i].name);
+		addr = pollfs_ksym_lookup(pollfs_ksym_vars[i].name,
+					  pollfs_ksym_vars[i].optional);
 		if (!addr) {
-			err = -ENOENT;
+			if (!pollfs_ksym_vars[i].optional)
+				err = -ENOENT;
 			continue;
 		}
 		*(unsigned long *)((char *)&pollfs_ksyms +

@@ -138,6 +138,12 @@ static int pollfs_kind_add(const struct pollfs_kind *kind, unsigned int cmd,
 		pr_err("kind %s is incomplete\n", cache_name);
 		return -EINVAL;
 	}
+	if (kind->check) {
+		int err = kind->check();
+
+		if (err)
+			return err;
+	}
 	entry->cache = kmem_cache_create(cache_name, kind->size, kind->align,
 					 SLAB_ACCOUNT, NULL);
 	return entry->cache ? 0 : -ENOMEM;

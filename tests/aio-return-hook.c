@@ -8,7 +8,8 @@
  * by an interrupt at its last instructions print "stack going in the
  * wrong direction?".  With an AIO object open and a completion seen
  * through it, tracefs's enabled_functions must show aio_complete() on
- * that callback and no function-graph one.  On PREEMPT_RT nothing may
+ * that callback (or, where it names none, on one callback) and no
+ * function-graph one.  On PREEMPT_RT nothing may
  * hook it (its locks sleep there, and the hook keeps preemption off):
  * the object is woken from the context's wait queue instead.
  */
@@ -57,7 +58,18 @@ int main(void)
 		FAIL("nothing probes aio_complete");
 	pt_diag("%s", hooked);
 	CHECK(!strstr(hooked, "graph"));
-	CHECK(strstr(hooked, "pollfs_aio_complete_entry"));
+	if (!strstr(hooked, "pollfs_aio_complete_entry")) {
+		/*
+		 * Without a trampoline of the callback's own (arm64 before
+		 * 6.2) the line says how many callbacks, not which: one, and
+		 * the module's AIO object has just seen a completion.
+		 */
+		if (strstr(hooked, "tramp:") || strstr(hooked, "ops:") ||
+		    strncmp(hooked, "aio_complete (1) ", 17))
+			FAIL("aio_complete is not hooked by pollfs_aio_complete_entry: %s",
+			     hooked);
+		pt_diag("this kernel names no callback: one, pollfs's");
+	}
 out:
 	close(fd);
 	close(file);
