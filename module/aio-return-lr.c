@@ -27,7 +27,6 @@
  * objects and gives back the caller's address, and returns there.
  */
 
-#include <linux/ftrace.h>
 #include <linux/linkage.h>
 #include <linux/percpu.h>
 
@@ -181,35 +180,19 @@ static struct ftrace_ops pollfs_aio_ftrace_ops = {
 
 static int pollfs_aio_hook_install(void)
 {
-	char name[] = "aio_complete";	/* the filter's parser may write */
-	int err;
-
-	err = ftrace_set_filter(&pollfs_aio_ftrace_ops, name, strlen(name), 1);
-	if (!err)
-		err = register_ftrace_function(&pollfs_aio_ftrace_ops);
-	if (err) {
-		ftrace_free_filter(&pollfs_aio_ftrace_ops);
-		return err;
-	}
-	/* As aio-return-rethook.c's: no call that began unhooked is left. */
-	synchronize_rcu_tasks();
-	synchronize_rcu();
-	return 0;
+	return pollfs_aio_entry_hook(&pollfs_aio_ftrace_ops);
 }
 
 /*
- * Every pending return is done a grace period after the last entry
- * (preemption is off in between), and a task interrupted on the
- * trampoline's last instructions, after pollfs_aio_returned() let
- * preemption back on, has left them at its next voluntary switch (Tasks
- * RCU); then the module's text may go.
+ * Once the entry is unhooked no return is pending, but a task may have
+ * been interrupted on the trampoline's last instructions, after
+ * pollfs_aio_returned() let preemption back on: it has left them at its
+ * next voluntary switch (Tasks RCU), and then the module's text may go.
  */
 static void pollfs_aio_hook_remove(void)
 {
-	unregister_ftrace_function(&pollfs_aio_ftrace_ops);
-	synchronize_rcu();
+	pollfs_aio_entry_unhook(&pollfs_aio_ftrace_ops);
 	synchronize_rcu_tasks();
-	ftrace_free_filter(&pollfs_aio_ftrace_ops);
 }
 
 struct pollfs_hook pollfs_aio_hook =

@@ -7,13 +7,11 @@
  * Rethook is the return trampoline of kretprobes, without the kprobe:
  * module/README.md says why neither a kretprobe nor an fprobe.
  *
- * The entry disables preemption until the return (aio.h says why), so a
+ * The entry disables preemption until the return (aio.h says why): a
  * return pending when the rethook is freed would call no handler and
- * leave preemption off: a grace period after the last entry every return
- * is done.
+ * leave preemption off, but none is once the entry is unhooked.
  */
 
-#include <linux/ftrace.h>
 #include <linux/rethook.h>
 
 #include "aio.h"
@@ -140,37 +138,20 @@ static struct rethook *pollfs_aio_rethook_alloc(void)
 
 static int pollfs_aio_hook_install(void)
 {
-	char name[] = "aio_complete";	/* the filter's parser may write */
 	int err;
 
 	pollfs_aio_rethook = pollfs_aio_rethook_alloc();
 	if (IS_ERR(pollfs_aio_rethook))
 		return PTR_ERR(pollfs_aio_rethook);
-	err = ftrace_set_filter(&pollfs_aio_ftrace_ops, name, strlen(name), 1);
-	if (!err)
-		err = register_ftrace_function(&pollfs_aio_ftrace_ops);
-	if (err) {
-		ftrace_free_filter(&pollfs_aio_ftrace_ops);
+	err = pollfs_aio_entry_hook(&pollfs_aio_ftrace_ops);
+	if (err)
 		pollfs_call(rethook_free)(pollfs_aio_rethook);
-		return err;
-	}
-	/*
-	 * A completion that entered aio_complete() before the hook has no
-	 * return hooked, and the object about to be made could miss it:
-	 * wait until every such call has returned.  A task may be preempted
-	 * in one, and is past it at its next voluntary switch (Tasks RCU); a
-	 * softirq's or hardirq's ends within a grace period.
-	 */
-	synchronize_rcu_tasks();
-	synchronize_rcu();
-	return 0;
+	return err;
 }
 
 static void pollfs_aio_hook_remove(void)
 {
-	unregister_ftrace_function(&pollfs_aio_ftrace_ops);
-	synchronize_rcu();
-	ftrace_free_filter(&pollfs_aio_ftrace_ops);
+	pollfs_aio_entry_unhook(&pollfs_aio_ftrace_ops);
 	pollfs_call(rethook_free)(pollfs_aio_rethook);
 }
 

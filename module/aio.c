@@ -252,6 +252,41 @@ void pollfs_aio_completed(void *ctx, bool poll)
 	rcu_read_unlock();
 }
 
+int pollfs_aio_entry_hook(struct ftrace_ops *ops)
+{
+	char name[] = "aio_complete";	/* the filter's parser may write */
+	int err;
+
+	err = ftrace_set_filter(ops, name, strlen(name), 1);
+	if (!err)
+		err = register_ftrace_function(ops);
+	if (err) {
+		ftrace_free_filter(ops);
+		return err;
+	}
+	/*
+	 * A completion that entered aio_complete() before the hook has no
+	 * return hooked, and the object about to be made could miss it:
+	 * wait until every such call has returned.  A task may be preempted
+	 * in one, and is past it at its next voluntary switch (Tasks RCU); a
+	 * softirq's or hardirq's ends within a grace period.
+	 */
+	synchronize_rcu_tasks();
+	synchronize_rcu();
+	return 0;
+}
+
+/*
+ * The entry disables preemption until the return, so a grace period
+ * after the last entry every return hooked is done.
+ */
+void pollfs_aio_entry_unhook(struct ftrace_ops *ops)
+{
+	unregister_ftrace_function(ops);
+	synchronize_rcu();
+	ftrace_free_filter(ops);
+}
+
 /*
  * The context while it lives, NULL once it is dying.  Under
  * rcu_read_lock(): a context is freed a grace period after kill_ioctx()

@@ -21,6 +21,8 @@
 #ifndef _POLLFS_AIO_H
 #define _POLLFS_AIO_H
 
+#include <linux/ftrace.h>
+
 #include "core.h"
 #include "ksyms.h"
 
@@ -35,6 +37,10 @@ extern struct pollfs_hook pollfs_aio_hook;
 
 /* A completion of @ctx is in its ring (aio.c); @poll: an IOCB_CMD_POLL's. */
 void pollfs_aio_completed(void *ctx, bool poll);
+
+/* @ops on aio_complete()'s entry, and off it (aio.c). */
+int pollfs_aio_entry_hook(struct ftrace_ops *ops);
+void pollfs_aio_entry_unhook(struct ftrace_ops *ops);
 
 /*
  * What the entry of aio_complete(iocb) notes for its return: the
