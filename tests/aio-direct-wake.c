@@ -49,19 +49,6 @@ static long long irq_work_interrupts(void)
 	return sum;
 }
 
-static void expect_woken(int ep, int fd, aio_context_t ctx, const char *what,
-			 int round)
-{
-	struct epoll_event e;
-	struct io_event ev;
-
-	if (CHECK_SYS(epoll_wait(ep, &e, 1, PT_WAIT_MS)) != 1)
-		FAIL("%s %d: the object was not woken", what, round);
-	CHECK_EQ(e.events, EPOLLIN);
-	ax_expect_avail(fd, ctx, 1);
-	CHECK_EQ(ax_reap(ctx, 1, 1, &ev, 0), 1);
-}
-
 int main(void)
 {
 	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
@@ -85,7 +72,7 @@ int main(void)
 	for (int i = 0; i < ROUNDS; i++) {
 		ax_prep_pwrite(&cb, file, data, sizeof(data), 0, i);
 		ax_submit(ctx, 1, &cbp);
-		expect_woken(ep, fd, ctx, "write", i);
+		ax_expect_woken(ep, fd, ctx, PT_WAIT_MS, "write", i);
 	}
 	rw_irq_works = irq_work_interrupts() - before;
 
@@ -94,7 +81,7 @@ int main(void)
 		ax_prep_poll(&cb, pipefd[0], POLLIN, i);
 		ax_submit(ctx, 1, &cbp);
 		CHECK_SYS(write(pipefd[1], "x", 1));
-		expect_woken(ep, fd, ctx, "poll", i);
+		ax_expect_woken(ep, fd, ctx, PT_WAIT_MS, "poll", i);
 		CHECK_EQ(CHECK_SYS(read(pipefd[0], &c, 1)), 1);
 	}
 	poll_irq_works = irq_work_interrupts() - before;

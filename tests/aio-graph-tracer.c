@@ -61,18 +61,6 @@ static bool file_has(const char *file, const char *what)
 	return found;
 }
 
-static void expect_woken(int ep, aio_context_t ctx, int timeout_ms,
-			 const char *what, int round)
-{
-	struct epoll_event e;
-	struct io_event ev;
-
-	if (CHECK_SYS(epoll_wait(ep, &e, 1, timeout_ms)) != 1)
-		FAIL("%s %d: the object was not woken", what, round);
-	CHECK_EQ(e.events, EPOLLIN);
-	CHECK_EQ(ax_reap(ctx, 1, 1, &ev, 0), 1);
-}
-
 int main(void)
 {
 	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
@@ -110,13 +98,13 @@ int main(void)
 	for (int i = 0; i < ROUNDS; i++) {
 		ax_prep_pwrite(&cb, file, data, sizeof(data), 0, i);
 		ax_submit(ctx, 1, &cbp);
-		expect_woken(ep, ctx, 0, "write", i);
+		ax_expect_woken(ep, fd, ctx, 0, "write", i);
 	}
 	for (int i = 0; i < ROUNDS; i++) {
 		ax_prep_poll(&cb, pipefd[0], POLLIN, i);
 		ax_submit(ctx, 1, &cbp);
 		CHECK_SYS(write(pipefd[1], "x", 1));
-		expect_woken(ep, ctx, PT_WAIT_MS, "poll", i);
+		ax_expect_woken(ep, fd, ctx, PT_WAIT_MS, "poll", i);
 		CHECK_EQ(CHECK_SYS(read(pipefd[0], &c, 1)), 1);
 	}
 

@@ -162,6 +162,19 @@ void ax_expect_avail_at(const char *file, int line, int fd, aio_context_t ctx,
 			   (unsigned long long)ctx, (unsigned long long)n);
 }
 
+void ax_expect_woken_at(const char *file, int line, int ep, int fd,
+			aio_context_t ctx, int timeout_ms, const char *what,
+			int round)
+{
+	struct io_event ev;
+
+	if (!pt_epoll_wait_one(ep, timeout_ms, 0))
+		pt_fail_at(file, line, "%s %d: the object was not woken", what,
+			   round);
+	ax_expect_avail_at(file, line, fd, ctx, 1);
+	ax_reap_at(file, line, ctx, 1, 1, &ev, 0);
+}
+
 void ax_expect_empty_at(const char *file, int line, int fd)
 {
 	short rev = ax_revents_at(file, line, fd, POLLIN, 0);

@@ -154,6 +154,19 @@ void ax_expect_empty_at(const char *file, int line, int fd);
 #define ax_expect_hup(fd) ax_expect_hup_at(__FILE__, __LINE__, (fd))
 void ax_expect_hup_at(const char *file, int line, int fd);
 
+/*
+ * Fails unless one epoll_wait of ep (the object fd in it, tagged 0)
+ * reports fd within timeout_ms, fd then reads one completion of ctx
+ * (ax_expect_avail), and io_getevents reaps it; what and round name the
+ * completion in the failure.
+ */
+#define ax_expect_woken(ep, fd, ctx, timeout_ms, what, round)		\
+	ax_expect_woken_at(__FILE__, __LINE__, (ep), (fd), (ctx),	\
+			   (timeout_ms), (what), (round))
+void ax_expect_woken_at(const char *file, int line, int ep, int fd,
+			aio_context_t ctx, int timeout_ms, const char *what,
+			int round);
+
 /* Waits up to timeout_ms for POLLHUP, then checks as ax_expect_hup. */
 #define ax_wait_hup(fd, timeout_ms)					\
 	ax_wait_hup_at(__FILE__, __LINE__, (fd), (timeout_ms))
