@@ -5,9 +5,10 @@
  * kallsyms_lookup_name() itself is not exported; registering a kprobe on
  * it makes the kprobe core look its address up for us.  Every symbol of
  * module/internals.list is resolved once, at load time, and a missing
- * one refuses the load with its name, but a var? variable: kallsyms
- * names data only with KALLSYMS_ALL (Debian's arm64 6.1 has none), and
- * the code that reads one does without it there.  Functions,
+ * one refuses the load with its name, but a var? variable on a kernel
+ * without KALLSYMS_ALL (Debian's arm64 6.1), whose kallsyms names no
+ * data: its pointer stays NULL, and the code that reads one does
+ * without it there.  Functions,
  * kallsyms_lookup_name() too, are reached through static calls (see
  * ksyms.h: IBT).
  */
@@ -42,7 +43,8 @@ static const struct {
 #define X(name) { #name, offsetof(struct pollfs_ksyms, name), false },
 	POLLFS_KSYM_VARS(X)
 #undef X
-#define X(name) { #name, offsetof(struct pollfs_ksyms, name), true },
+#define X(name) { #name, offsetof(struct pollfs_ksyms, name),	\
+		  !IS_ENABLED(CONFIG_KALLSYMS_ALL) },
 	POLLFS_KSYM_OPTIONAL_VARS(X)
 #undef X
 };
