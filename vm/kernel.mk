@@ -22,6 +22,9 @@ KERNEL_HOW := $(shell POLLFS_KERNEL='$(KERNEL)' vm/kernel-version --how)
 ifeq ($(KERNEL_HOW),)
 $(error KERNEL=$(KERNEL): not a kernel of vm/kernels)
 endif
+ifeq ($(KERNEL_HOW),arm64)
+$(error KERNEL=$(KERNEL) is an arm64 kernel: vm/arm64 builds for it and boots it (vm/README.md))
+endif
 # Where vm/setup keeps it.
 KTREE := $(CURDIR)/$(shell POLLFS_KERNEL='$(KERNEL)' vm/kernel-version --tree)
 ifeq ($(KERNEL_HOW),host)
@@ -49,7 +52,8 @@ KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(BTF),POLLFS_BTF=$(BTF))
 
 # The module's sources, for the builds outside this tree (make
 # check-debug, DKMS): the Kbuild file and include/ go with them.
-MODULE_SCRIPTS = module/gen-btf-header module/btf-path module/extract-vmlinux
+MODULE_SCRIPTS = module/gen-btf-header module/btf-path module/extract-btf \
+	module/extract-vmlinux
 MODULE_FILES = $(wildcard module/*.c module/*.h module/*.list) $(MODULE_SCRIPTS)
 
 # $(call staged-module,DIR,KDIR,BTF,ARGS,ROOT): the module built out of
