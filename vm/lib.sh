@@ -74,7 +74,8 @@ kernel_table()
 # the default kernel, the one whose HOW is host, which an empty NAME
 # also means), kernel_how, kernel_suite, kernel_package, kernel_scale,
 # kernel_ci and kernel_dkms, and kernel_tree, where vm/setup keeps it below the top
-# directory: build/kernel for the default, else build/kernel-NAME.
+# directory: build/kernel for the default, else build/kernel-NAME
+# (vm/arm64's build/arm64/kernel-NAME for an arm64 one).
 # Fails for a name not listed, with the reason in kernel_error.
 # shellcheck disable=SC2034 # for the scripts that source this file
 kernel_load()
@@ -92,6 +93,90 @@ kernel_load()
 		kernel_scale kernel_ci kernel_dkms <<<"$row"
 	[[ $kernel_how == host ]] && kernel_name=
 	kernel_tree=build/kernel${kernel_name:+-$kernel_name}
+	[[ $kernel_how != arm64 ]] || kernel_tree=build/arm64/kernel-$kernel_name
+}
+
+# chroot_run ROOT CMD...: CMD in ROOT, chroot'ed, with a /proc of its
+# own (some maintainer scripts read it) that goes with the private mount
+# namespace.  chroot_apt ROOT ARGS...: apt-get so in ROOT,
+# non-interactive.
+chroot_run()
+{
+	local root=$1
+
+	shift
+	unshare --mount --fork sh -ec 'mount -t proc proc "$1/proc"; shift
+		exec chroot "$@"' sh "$root" "$root" "$@"
+}
+
+chroot_apt()
+{
+	local root=$1
+
+	shift
+	chroot_run "$root" env DEBIAN_FRONTEND=noninteractive \
+		apt-get -q -o APT::Sandbox::User=root "$@"
+}
+
+# copy_source_tree TOP DEST: the source tree TOP as it is into DEST: its
+# tracked and new files, not the ignored ones nor those deleted; without
+# git, all but build/ and .git.
+copy_source_tree()
+{
+	mkdir -p "$2"
+	if git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$1" && git ls-files -z -c -o --exclude-standard --deduplicate |
+			while IFS= read -r -d '' f; do
+				[[ -e $f || -L $f ]] && printf '%s\0' "$f"
+			done | cpio -0 -pdm --quiet "$2")
+	else
+		tar -C "$1" --exclude=./build --exclude=./.git -cf - . |
+			tar -C "$2" -xf -
+	fi
+}
+
+# guest_kernel_load NAME: kernel_load for the amd64 guests of vm/setup
+# and vm/run, failing for an arm64 row, which vm/arm64 has.
+# shellcheck disable=SC2034 # kernel_error: for the scripts that source this file
+guest_kernel_load()
+{
+	kernel_load "$1" || return 1
+	[[ $kernel_how != arm64 ]] && return 0
+	kernel_error="POLLFS_KERNEL=$1 is an arm64 kernel: vm/arm64 builds for it and boots it"
+	return 1
+}
+
+# arm64_chroot_ready ROOT: let ROOT's arm64 programs run here under
+# chroot, through qemu-user-static's binfmt_misc handler (registered
+# here when missing).  Its interpreter is looked up inside the chroot
+# unless the handler has the F flag: then a copy goes to the same path
+# in ROOT, which arm64_chroot_done removes.
+arm64_chroot_ready()
+{
+	local reg=/proc/sys/fs/binfmt_misc/qemu-aarch64 interp
+
+	install_packages qemu-user-static binfmt-support
+	if [[ ! -e $reg ]]; then
+		[[ -e /proc/sys/fs/binfmt_misc/register ]] ||
+			mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+		update-binfmts --enable qemu-aarch64 >/dev/null
+	fi
+	[[ $(head -n 1 "$reg" 2>/dev/null) == enabled ]] ||
+		die "no binfmt_misc handler runs arm64 programs here ($reg)"
+	interp=$(sed -n 's/^interpreter //p' "$reg")
+	grep -q '^flags:.*F' "$reg" && return 0
+	mkdir -p "$1${interp%/*}"
+	cp /usr/bin/qemu-aarch64-static "$1$interp"
+}
+
+arm64_chroot_done()
+{
+	local interp
+
+	interp=$(sed -n 's/^interpreter //p' /proc/sys/fs/binfmt_misc/qemu-aarch64)
+	grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 && return 0
+	rm -f "$1$interp"
+	rmdir --ignore-fail-on-non-empty "$1${interp%/*}"
 }
 
 # kmsg_bad_pattern FILE: the kernel messages that fail a run, the lines
