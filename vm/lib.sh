@@ -179,6 +179,53 @@ arm64_chroot_done()
 	rmdir --ignore-fail-on-non-empty "$1${interp%/*}"
 }
 
+# stage_kmods STAGE KVER SRC LISTS [OWN]: into the guest's overlay STAGE,
+# the kernel modules some tests load, from SRC (a kernel's kernel/
+# directory, or OWN, a kernel tree of our own, which builds them in), and
+# depmod's indexes of them, from LISTS' modules.order, modules.builtin and
+# modules.builtin.modinfo: loop and ext4 give the tests a filesystem that
+# takes O_DIRECT (tmpfs does not).  A|B: where kernels moved one (B on
+# 7.3), the first found; "-": one that a kernel may not need at all
+# (crc32c_generic: ext4 on 7.3 takes the crc32c library, built in).
+# vm/run's and vm/arm64's guests both have them.
+stage_kmods()
+{
+	local stage=$1 kver=$2 src=$3 lists=$4 own=${5:-} alternatives paths m b
+	local kmods=(drivers/block/loop.ko fs/ext4/ext4.ko fs/jbd2/jbd2.ko
+		fs/mbcache.ko 'lib/crc16.ko|lib/crc/crc16.ko'
+		'crypto/crc32c_generic.ko|-')
+
+	# The rootfs's /lib is a symlink (merged /usr): a directory in the
+	# overlay would replace it.
+	mkdir -p "$stage/usr/lib"
+	ln -s usr/lib "$stage/lib"
+	for alternatives in "${kmods[@]}"; do
+		IFS='|' read -ra paths <<<"$alternatives"
+		for m in "${paths[@]}"; do
+			[[ $m == - || -f $src/$m || -f $src/$m.xz ]] && break
+		done
+		[[ $m == - ]] && continue
+		# Built in (Debian's cloud kernels have ext4 so): nothing to load.
+		for b in "${paths[@]}"; do
+			grep -qxF "kernel/$b" "$lists/modules.builtin" 2>/dev/null && continue 2
+		done
+		# Debian's 6.12 and 7.3 ship them xz-compressed: staged
+		# decompressed, as the guest's kmod may not read xz.
+		if [[ ! -f $src/$m && -f $src/$m.xz ]]; then
+			mkdir -p "$(dirname "$stage/lib/modules/$kver/kernel/$m")"
+			xz -dc "$src/$m.xz" >"$stage/lib/modules/$kver/kernel/$m" ||
+				die "cannot decompress $src/$m.xz"
+			continue
+		fi
+		# A kernel of our own builds them in.
+		[[ $own && ! -f $src/$m ]] && continue
+		install -D -m 644 "$src/$m" "$stage/lib/modules/$kver/kernel/$m"
+	done
+	mkdir -p "$stage/lib/modules/$kver"
+	cp "$lists"/modules.{order,builtin,builtin.modinfo} "$stage/lib/modules/$kver/"
+	/usr/sbin/depmod -b "$stage" "$kver"
+}
+
 # kmsg_bad_pattern FILE: the kernel messages that fail a run, the lines
 # of vm/kmsg-bad (FILE: it, or the guest's copy) joined into one
 # extended regular expression.  The one reader of that list: vm/run
